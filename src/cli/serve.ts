@@ -1,0 +1,63 @@
+// `dbrest serve`: start (or connect to) the database, serve HTTP, print the URL, and shut down
+// gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the pool, stop the
+// embedded database). SIGUSR1 reloads the schema cache.
+import path from 'node:path';
+import chalk from 'chalk';
+import type { AppConfig } from '../config/types.js';
+import { bootstrapEmbedded, EMBEDDED_ANON_ROLE } from '../embedded/bootstrap.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded/postgres.js';
+import { passwordOf } from '../embedded/uri.js';
+import { startServer } from '../http/start.js';
+import { createLogger, maskUri } from '../observe/log.js';
+
+export async function runServe(config: AppConfig): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
+  let embedded: EmbeddedPostgres | null = null;
+  let dbUri = config.dbUri;
+  let effective = config;
+  const started = Date.now();
+
+  if (dbUri === null) {
+    const dataDir = path.resolve(config.dbEmbeddedDir);
+    say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
+    embedded = await startEmbeddedPostgres({ dataDir, onProgress: (m) => say(chalk.dim(m)) });
+    dbUri = await bootstrapEmbedded(embedded.uri, passwordOf(embedded.uri), (m) => say(chalk.dim(m)));
+    effective = { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE };
+  }
+
+  let server;
+  try {
+    server = await startServer(effective, dbUri, log);
+  } catch (e) {
+    await embedded?.stop();
+    process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
+    process.stderr.write(`  database: ${maskUri(dbUri)}\n`);
+    return 1;
+  }
+
+  say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
+  if (embedded) {
+    say(`try: curl ${server.url}/films?select=title,year,directors(name)&order=year`);
+  }
+  if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const shutdown = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      say(`${signal}: finishing in-flight requests…`);
+      await server.close();
+      await embedded?.stop();
+      say('stopped');
+      resolve(0);
+    };
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+    process.on('SIGUSR1', () => {
+      say('SIGUSR1: reloading the schema cache');
+      void server.reloadSchemaCache();
+    });
+  });
+}

@@ -1,0 +1,24 @@
+// The connection pool. Clients run in pg's pipeline mode so a request's BEGIN, context, main
+// statement and COMMIT go out together: one round trip per request.
+import pg from 'pg';
+import type { AppConfig } from '../config/types.js';
+
+export type Pool = pg.Pool;
+
+export function createPool(uri: string, cfg: Pick<AppConfig, 'dbPool' | 'dbPoolAcquisitionTimeout' | 'dbPoolMaxLifetime' | 'dbPoolMaxIdletime'>): Pool {
+  const options = {
+    connectionString: uri,
+    max: cfg.dbPool,
+    // pg-pool applies this both to waiting for a free client and to opening a connection.
+    connectionTimeoutMillis: Math.max(1, cfg.dbPoolAcquisitionTimeout * 1000),
+    idleTimeoutMillis: Math.max(1, cfg.dbPoolMaxIdletime * 1000),
+    maxLifetimeSeconds: cfg.dbPoolMaxLifetime,
+    application_name: 'dbrest',
+    pipeline: true,
+  } as pg.PoolConfig;
+  const pool = new pg.Pool(options);
+  // An idle client whose connection dies emits 'error' on the pool; without a listener Node would
+  // crash. The pool drops that client by itself.
+  pool.on('error', () => undefined);
+  return pool;
+}

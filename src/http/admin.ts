@@ -1,0 +1,17 @@
+// The admin server (admin-server-port): /live answers while the process runs, /ready while the
+// schema cache is loaded and the database answers.
+import http from 'node:http';
+
+export function createAdminServer(isReady: () => Promise<boolean>): http.Server {
+  return http.createServer(async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/live') {
+      res.writeHead(200, { 'Content-Length': 0 }).end();
+    } else if (path === '/ready') {
+      const ready = await isReady().catch(() => false);
+      res.writeHead(ready ? 200 : 503, { 'Content-Length': 0 }).end();
+    } else {
+      res.writeHead(404, { 'Content-Length': 0 }).end();
+    }
+  });
+}

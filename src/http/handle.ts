@@ -1,0 +1,61 @@
+// The recipe of a request: authenticate → parse → dispatch to an action (plan → build → execute →
+// respond). Every failure is an ApiError value turned into a response here, in one place.
+import { findRoutines } from '../catalog/lookup.js';
+import { errors } from '../errors/catalog.js';
+import { renderError } from '../errors/render.js';
+import { err, type ApiError, type Result } from '../errors/types.js';
+import { parseRequest } from '../request/parse-request.js';
+import type { HttpInput } from '../request/http-input.js';
+import { headerValue } from '../request/http-input.js';
+import type { ResponseSpec } from '../response/types.js';
+import type { AppState } from './app.js';
+import { runRead } from './read.js';
+import { renderRoot } from './root.js';
+
+export interface Handled {
+  readonly response: ResponseSpec;
+  /** Code of the error answered, for the access log. */
+  readonly errorCode: string | null;
+}
+
+export function errorResponse(e: ApiError, app: AppState, method: string): Handled {
+  const r = renderError(e, app.config.clientErrorVerbosity);
+  return {
+    response: { status: r.status, ...(r.statusText ? { statusText: r.statusText } : {}), headers: r.headers, body: method === 'HEAD' ? null : r.body },
+    errorCode: e.code,
+  };
+}
+
+export async function handleRequest(input: HttpInput, app: AppState): Promise<Handled> {
+  const fail = (e: ApiError) => errorResponse(e, app, input.method);
+  const cache = app.cache();
+  if (cache === null) return fail(errors.DBRST002('Could not query the database for the schema cache. Retrying.'));
+
+  const auth = await app.auth.authenticate(headerValue(input, 'authorization'));
+  if (!auth.ok) return fail(auth.error);
+
+  const parsed = parseRequest(input, {
+    schemas: app.config.dbSchemas,
+    routineArgNames: (schema, name) => {
+      const routines = findRoutines(cache, schema, name);
+      return routines.length === 0 ? null : new Set(routines.flatMap((r) => r.params.map((p) => p.name)));
+    },
+  });
+  if (!parsed.ok) return fail(parsed.error);
+  const req = parsed.value;
+
+  let result: Result<ResponseSpec>;
+  switch (req.target.kind) {
+    case 'root':
+      result = renderRoot(req, cache, app);
+      break;
+    case 'relation':
+      if (req.method === 'GET' || req.method === 'HEAD') result = await runRead(req, req.target.name, auth.value, cache, app);
+      else result = err(errors.DBRST117(`Unsupported HTTP method: ${req.method}`));
+      break;
+    case 'routine':
+      result = err(errors.DBRST117(`Unsupported HTTP method: ${req.method}`));
+      break;
+  }
+  return result.ok ? { response: result.value, errorCode: null } : fail(result.error);
+}

@@ -1,0 +1,76 @@
+// GET/HEAD on a table or view: negotiate → plan → build → execute (one round trip) → respond.
+import type { AuthResult } from '../auth/jwt.js';
+import type { SchemaCache } from '../catalog/types.js';
+import { runTransaction } from '../db/transaction.js';
+import { err, ok, type Result } from '../errors/types.js';
+import { planRead } from '../plan/read-plan.js';
+import type { ApiRequest } from '../request/api-request.js';
+import { readBodyFor } from '../response/read-body.js';
+import { parseResponseGucs } from '../response/gucs.js';
+import { negotiateRead } from '../response/negotiate.js';
+import { contentRange, rangeStatus } from '../response/range.js';
+import type { ResponseSpec } from '../response/types.js';
+import { compile } from '../sql/fragment.js';
+import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
+import { contextSettings } from '../sql/tx-settings.js';
+import type { AppState } from './app.js';
+import { apiErrorFromTx } from './db-errors.js';
+import { preRequestStatement, txEnd } from './tx.js';
+
+export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
+  const cfg = app.config;
+  const media = negotiateRead(req.accept);
+  if (!media.ok) return media;
+  const count = req.preferences.count;
+  const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
+  if (!plan.ok) return plan;
+
+  const statements = [compile(buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows }))];
+  if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
+
+  const outcome = await runTransaction(app.pool, {
+    readOnly: true,
+    settings: contextSettings(req, who, cfg),
+    preRequest: preRequestStatement(cfg),
+    statements,
+    end: txEnd(cfg, req.preferences),
+    prepared: cfg.dbPreparedStatements,
+  });
+  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated));
+
+  const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | null, string | null, string | null];
+  const pageCount = Number(row[1] ?? 0);
+  let total: number | null = row[0] === null ? null : Number(row[0]);
+  if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
+
+  const gucs = parseResponseGucs(row[3], row[4]);
+  if (!gucs.ok) return gucs;
+
+  const offset = plan.value.range.offset;
+  const range = rangeStatus(offset, pageCount, total);
+  const headers: Record<string, string> = { 'Content-Range': contentRange(offset, pageCount, total) };
+  if (range.status === 416) return err({ ...range.error, headers });
+
+  const body = readBodyFor(media.value.media, row[2] ?? '[]', pageCount);
+  if (!body.ok) return body;
+  headers['Content-Type'] = media.value.contentType;
+  if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+  for (const [k, v] of gucs.value.headers) headers[k] = v;
+  return ok({
+    status: gucs.value.status ?? range.status,
+    headers,
+    body: req.method === 'HEAD' ? null : body.value,
+  });
+}
+
+/** `Plan Rows` of an `EXPLAIN (FORMAT JSON)` result. */
+function plannedRows(rows: unknown[][]): number | null {
+  try {
+    const cell = rows[0]?.[0];
+    const doc = typeof cell === 'string' ? JSON.parse(cell) : cell;
+    const n = (doc as Array<{ Plan: { 'Plan Rows': number } }>)[0]!.Plan['Plan Rows'];
+    return typeof n === 'number' ? n : null;
+  } catch {
+    return null;
+  }
+}

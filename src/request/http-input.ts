@@ -1,0 +1,21 @@
+// The HTTP request as plain data: what http/server.ts reads off the socket, before any parsing.
+
+export interface HttpInput {
+  readonly method: string;
+  /** Path and query, as received (`/films?select=title`). */
+  readonly url: string;
+  /** Lower-cased names; repeated headers joined by ', ' except as noted by Node. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer | null;
+}
+
+export function headerValue(input: HttpInput, name: string): string | undefined {
+  const v = input.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+export function headerValues(input: HttpInput, name: string): string[] {
+  const v = input.headers[name];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}

@@ -1,0 +1,95 @@
+// HttpInput → ApiRequest. Pure: reads only the request and the list of exposed schemas. Routine
+// argument names are passed in (from the schema cache by the caller) because `GET /rpc/f?a=1` can
+// only tell arguments from filters by knowing f's parameters.
+import { errors } from '../errors/catalog.js';
+import { err, ok, type Result } from '../errors/types.js';
+import type { ApiRequest, HttpMethod, Target } from './api-request.js';
+import { parseQueryParams } from './grammar/query.js';
+import { parseRangeHeader } from './grammar/range.js';
+import { headerValue, headerValues, type HttpInput } from './http-input.js';
+import { parseAccept, parseContentType } from './media-type.js';
+import { parsePreferences } from './preferences.js';
+import { resolveTarget } from './route.js';
+
+const METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']);
+
+export interface ParseContext {
+  readonly schemas: ReadonlyArray<string>;
+  /** Parameter names of the routine `schema.name`, or null when there is no such routine. */
+  readonly routineArgNames: (schema: string, name: string) => ReadonlySet<string> | null;
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!header) return out;
+  for (const pair of header.split(';')) {
+    const i = pair.indexOf('=');
+    if (i <= 0) continue;
+    const name = pair.slice(0, i).trim();
+    let v = pair.slice(i + 1).trim();
+    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) v = v.slice(1, -1);
+    try {
+      v = decodeURIComponent(v);
+    } catch {
+      /* keep raw */
+    }
+    if (!(name in out)) out[name] = v;
+  }
+  return out;
+}
+
+function chooseSchema(input: HttpInput, method: HttpMethod, schemas: ReadonlyArray<string>): Result<{ schema: string; fromProfile: boolean }> {
+  // PostgREST: Accept-Profile for GET/HEAD, Content-Profile for the others.
+  const header = method === 'GET' || method === 'HEAD' ? 'accept-profile' : 'content-profile';
+  const requested = headerValue(input, header);
+  if (requested === undefined) return ok({ schema: schemas[0]!, fromProfile: false });
+  if (!schemas.includes(requested)) {
+    return err(errors.DBRST106(`The schema must be one of the following: ${schemas.join(', ')}`));
+  }
+  return ok({ schema: requested, fromProfile: true });
+}
+
+export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiRequest> {
+  const method = input.method.toUpperCase() as HttpMethod;
+  if (!METHODS.has(method)) return err(errors.DBRST117(`Unsupported HTTP method: ${input.method}`));
+  const q = input.url.indexOf('?');
+  const pathname = q === -1 ? input.url : input.url.slice(0, q);
+  const search = q === -1 ? '' : input.url.slice(q + 1);
+
+  const target = resolveTarget(pathname);
+  if (!target.ok) return target;
+  const schema = chooseSchema(input, method, ctx.schemas);
+  if (!schema.ok) return schema;
+
+  const argNames = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD' || method === 'POST')
+    ? ctx.routineArgNames(schema.value.schema, target.value.name)
+    : null;
+  const isRpcArg = (name: string) => (target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD') ? argNames?.has(name) ?? false : false);
+  const query = parseQueryParams(new URLSearchParams(search), { isRpcArg });
+  if (!query.ok) return query;
+
+  const rangeUnit = headerValue(input, 'range-unit');
+  const rangeHeader = headerValue(input, 'range');
+  const range = rangeHeader !== undefined && (rangeUnit === undefined || rangeUnit.toLowerCase() === 'items') && (method === 'GET' || method === 'HEAD')
+    ? parseRangeHeader(rangeHeader)
+    : null;
+
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+
+  return ok({
+    method,
+    target: target.value as Target,
+    schema: schema.value.schema,
+    schemaFromProfile: schema.value.fromProfile,
+    query: query.value,
+    preferences: parsePreferences(headerValues(input, 'prefer')),
+    range,
+    accept: parseAccept(headerValue(input, 'accept')),
+    contentType: parseContentType(headerValue(input, 'content-type')),
+    body: input.body,
+    headers,
+    cookies: parseCookies(headerValue(input, 'cookie')),
+    path: pathname,
+  });
+}

@@ -1,0 +1,44 @@
+// Shapes the JSON array text that PostgreSQL built into the negotiated representation. Pure.
+import { errors } from '../errors/catalog.js';
+import { err, ok, type Result } from '../errors/types.js';
+import { jsonRowsToCsv } from './csv.js';
+import type { ReadMedia } from './negotiate.js';
+
+export function singularError(pageCount: number) {
+  return errors.DBRST116('JSON object requested, multiple (or no) rows returned', {
+    details: `The result contains ${pageCount} rows`,
+  });
+}
+
+function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** The single object of a one-element JSON array text, without re-parsing it. */
+function unwrapSingle(arrayText: string): string {
+  const trimmed = arrayText.trim();
+  return trimmed.slice(1, -1).trim();
+}
+
+export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: number): Result<string> {
+  switch (media) {
+    case 'json':
+      return ok(arrayText);
+    case 'object':
+      return pageCount === 1 ? ok(unwrapSingle(arrayText)) : err(singularError(pageCount));
+    case 'object-stripped':
+      return pageCount === 1 ? ok(JSON.stringify(stripNulls(JSON.parse(arrayText)[0]))) : err(singularError(pageCount));
+    case 'array-stripped':
+      return ok(JSON.stringify(stripNulls(JSON.parse(arrayText))));
+    case 'csv':
+      return ok(jsonRowsToCsv(JSON.parse(arrayText) as Array<Record<string, unknown>>));
+    case 'plan':
+      return ok(arrayText);
+  }
+}

@@ -1,0 +1,8 @@
+// What http/server.ts writes back. Built by the response stage (and errors/render.ts).
+export interface ResponseSpec {
+  readonly status: number;
+  readonly statusText?: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** null for no body (HEAD, 204). */
+  readonly body: string | Buffer | null;
+}

@@ -1,0 +1,92 @@
+// The one SQL value type. Every interpolation in sql`…` that is not itself Sql becomes a bound
+// parameter; identifiers go through ident()/qualified(), the single quoting door; constant() is the
+// loudly named escape hatch for literal SQL written in our own source. Pure; no I/O.
+
+export type SqlPart =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'value'; readonly value: unknown; readonly cast: string | null };
+
+export interface Sql {
+  readonly __sql: true;
+  readonly parts: ReadonlyArray<SqlPart>;
+}
+
+const makeSql = (parts: ReadonlyArray<SqlPart>): Sql => ({ __sql: true, parts });
+
+export const isSql = (x: unknown): x is Sql =>
+  typeof x === 'object' && x !== null && (x as { __sql?: unknown }).__sql === true;
+
+/** Tagged template: sql`SELECT ${ident('a')} FROM t WHERE id = ${5}` → `$1` bound to 5. */
+export function sql(strings: TemplateStringsArray, ...args: unknown[]): Sql {
+  const parts: SqlPart[] = [];
+  strings.forEach((s, i) => {
+    if (s) parts.push({ kind: 'text', text: s });
+    if (i < args.length) {
+      const a = args[i];
+      if (isSql(a)) parts.push(...a.parts);
+      else parts.push({ kind: 'value', value: a, cast: null });
+    }
+  });
+  return makeSql(parts);
+}
+
+/** Quote an identifier: double every `"`, refuse NUL (Postgres cannot store it). */
+export function quoteIdent(name: string): string {
+  if (name.includes('\u0000')) throw new Error('identifier contains a NUL byte');
+  return '"' + name.replace(/"/g, '""') + '"';
+}
+
+export const ident = (name: string): Sql => makeSql([{ kind: 'text', text: quoteIdent(name) }]);
+
+export const qualified = (q: { readonly schema: string; readonly name: string }): Sql =>
+  makeSql([{ kind: 'text', text: `${quoteIdent(q.schema)}.${quoteIdent(q.name)}` }]);
+
+/**
+ * An explicit parameter. `cast` must be a type name that came from the schema cache (or our own
+ * source), never from request text: it is written into the SQL as `$n::<cast>`.
+ */
+export const value = (v: unknown, cast: string | null = null): Sql =>
+  makeSql([{ kind: 'value', value: v, cast }]);
+
+/** Raw SQL from our own source. Takes only string literal types so request data cannot reach it. */
+export const constant = <T extends string>(text: string extends T ? never : T): Sql =>
+  makeSql([{ kind: 'text', text }]);
+
+/**
+ * Raw SQL text for type names that come from the schema cache (format_type output); they are
+ * Postgres' own spelling, not request text. Kept separate from constant() so it is easy to audit.
+ */
+export const catalogType = (typeName: string): Sql => {
+  if (!/^[\w\s".,()[\]]+$/.test(typeName)) throw new Error(`unexpected type name ${JSON.stringify(typeName)}`);
+  return makeSql([{ kind: 'text', text: typeName }]);
+};
+
+export const empty: Sql = makeSql([]);
+
+export function join(items: ReadonlyArray<Sql>, separator: Sql = sql`, `): Sql {
+  const parts: SqlPart[] = [];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(...separator.parts);
+    parts.push(...item.parts);
+  });
+  return makeSql(parts);
+}
+
+export interface Statement {
+  readonly text: string;
+  readonly values: ReadonlyArray<unknown>;
+}
+
+/** Render to text + values, numbering parameters `$1…$n` in order. */
+export function compile(fragment: Sql): Statement {
+  let text = '';
+  const values: unknown[] = [];
+  for (const part of fragment.parts) {
+    if (part.kind === 'text') text += part.text;
+    else {
+      values.push(part.value);
+      text += part.cast ? `$${values.length}::${part.cast}` : `$${values.length}`;
+    }
+  }
+  return { text, values };
+}

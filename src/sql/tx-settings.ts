@@ -1,0 +1,30 @@
+// The request context PostgREST exposes to SQL as transaction-local GUCs, set in the same round trip
+// as the query (db/transaction.ts sends them with one prepared set_config statement). Pure.
+import type { AppConfig } from '../config/types.js';
+import type { ApiRequest } from '../request/api-request.js';
+import { quoteIdent } from './fragment.js';
+
+export interface RequestIdentity {
+  readonly role: string;
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+export function contextSettings(
+  req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'>,
+  who: RequestIdentity,
+  cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>,
+): Array<[string, string]> {
+  const searchPath = [req.schema, ...cfg.dbExtraSearchPath.filter((s) => s !== req.schema)].map(quoteIdent).join(', ');
+  const settings: Array<[string, string]> = [
+    ['search_path', searchPath],
+    ['request.method', req.method],
+    ['request.path', req.path],
+    ['request.headers', JSON.stringify(req.headers)],
+    ['request.cookies', JSON.stringify(req.cookies)],
+    ['request.jwt.claims', JSON.stringify(who.claims)],
+  ];
+  for (const [k, v] of Object.entries(cfg.appSettings)) settings.push([`app.settings.${k}`, v]);
+  // Last, so everything above is set by the authenticator before privileges drop.
+  settings.push(['role', who.role]);
+  return settings;
+}
