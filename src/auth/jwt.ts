@@ -1,0 +1,238 @@
+// Request authentication: `Authorization: Bearer <JWT>` → the database role and claims of the request.
+//   no bearer token            → `db-anon-role`, or DBRST302 (401) when that is unset;
+//   token, no `jwt-secret`     → DBRST300 (500);
+//   undecodable / bad signature / algorithm no configured key accepts → DBRST301 (401);
+//   exp / nbf / iat / aud claim failures (30 s of clock skew allowed) → DBRST303 (401);
+//   role from `jwt-role-claim-key`, else `db-anon-role`, else DBRST302.
+// Every 401 carries a `WWW-Authenticate: Bearer …` challenge (RFC 6750). Verified tokens may be cached
+// (`jwt-cache-max-lifetime`). Tokens and secrets are never logged nor echoed.
+import { compactVerify, errors as joseErrors } from 'jose';
+
+import type { AppConfig } from '../config/types.js';
+import { errors } from '../errors/catalog.js';
+import { err, ok, type ApiError, type Result } from '../errors/types.js';
+import { ExpiringLruCache } from './cache.js';
+import { KNOWN_ALGORITHMS, loadKeys, type KeySet } from './keys.js';
+import { parseRoleClaimKey, roleFromClaims, type RolePath } from './role.js';
+
+export interface AuthResult {
+  /** The role the request runs as (`SET ROLE`). */
+  readonly role: string;
+  /** The verified JWT claims (empty for an anonymous request). */
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** True when the role came from a verified token (42501 then gives 403 rather than 401). */
+  readonly authenticated: boolean;
+}
+
+export interface Authenticator {
+  /** `now` is epoch milliseconds (default `Date.now()`). */
+  authenticate(authorizationHeader: string | undefined, now?: number): Promise<Result<AuthResult>>;
+}
+
+/** Clock skew tolerated on `exp`, `nbf` and `iat` (PostgREST's). */
+export const ALLOWED_SKEW_SECONDS = 30;
+
+/**
+ * The token in an `Authorization` header: the credentials after a case-insensitive `Bearer` scheme
+ * (possibly empty), or undefined when there is no header or another scheme (the request is then
+ * anonymous, as in PostgREST).
+ */
+export function bearerToken(authorizationHeader: string | undefined): string | undefined {
+  if (authorizationHeader === undefined) return undefined;
+  const match = /^([^\s]*)(?:\s+([\s\S]*))?$/.exec(authorizationHeader.trim());
+  if (!match || match[1]!.toLowerCase() !== 'bearer') return undefined;
+  return (match[2] ?? '').trim();
+}
+
+/** Build the authenticator once per configuration; rejects when `jwt-secret` or the role claim key is invalid. */
+export async function createAuthenticator(cfg: AppConfig): Promise<Authenticator> {
+  const rolePath = parseRoleClaimKey(cfg.jwtRoleClaimKey);
+  if (!rolePath.ok) throw new Error(rolePath.error);
+
+  let keys: KeySet | null = null;
+  if (cfg.jwtSecret !== null && cfg.jwtSecret !== '') {
+    const loaded = await loadKeys(cfg.jwtSecret, cfg.jwtSecretIsBase64);
+    if (!loaded.ok) throw new Error(loaded.error);
+    keys = loaded.value;
+  }
+
+  const cache =
+    cfg.jwtCacheMaxLifetime > 0 && cfg.jwtCacheMaxEntries > 0
+      ? new ExpiringLruCache<AuthResult>(cfg.jwtCacheMaxEntries)
+      : null;
+
+  return new JwtAuthenticator({
+    keys,
+    rolePath: rolePath.value,
+    anonRole: cfg.dbAnonRole === '' ? null : cfg.dbAnonRole,
+    audience: cfg.jwtAud === null || cfg.jwtAud === '' ? null : cfg.jwtAud,
+    cache,
+    cacheLifetimeMs: cfg.jwtCacheMaxLifetime * 1000,
+  });
+}
+
+interface Settings {
+  readonly keys: KeySet | null;
+  readonly rolePath: RolePath;
+  readonly anonRole: string | null;
+  readonly audience: string | null;
+  readonly cache: ExpiringLruCache<AuthResult> | null;
+  readonly cacheLifetimeMs: number;
+}
+
+class JwtAuthenticator implements Authenticator {
+  private readonly anonymous: Result<AuthResult>;
+
+  constructor(private readonly s: Settings) {
+    this.anonymous =
+      s.anonRole === null
+        ? err(anonymousDisabled())
+        : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({}), authenticated: false }));
+  }
+
+  async authenticate(authorizationHeader: string | undefined, now: number = Date.now()): Promise<Result<AuthResult>> {
+    const token = bearerToken(authorizationHeader);
+    if (token === undefined) return this.anonymous;
+    if (this.s.keys === null) return err(errors.DBRST300('Server lacks JWT secret'));
+    if (token === '') return err(invalidToken('DBRST301', 'Empty JWT is sent in Authorization header'));
+
+    const cached = this.s.cache?.get(token, now);
+    if (cached !== undefined) return ok(cached);
+
+    const claims = await verifySignature(token, this.s.keys);
+    if (!claims.ok) return claims;
+    const invalid = validateClaims(claims.value, Math.floor(now / 1000), this.s.audience);
+    if (invalid !== null) return err(invalid);
+
+    const claimedRole = roleFromClaims(claims.value, this.s.rolePath);
+    const role = claimedRole ?? this.s.anonRole;
+    if (role === null) return err(anonymousDisabled());
+    const result: AuthResult = Object.freeze({
+      role,
+      claims: deepFreeze(claims.value),
+      authenticated: claimedRole !== undefined,
+    });
+
+    if (this.s.cache !== null) {
+      const exp = claims.value['exp'];
+      const lifetimeEnd = now + this.s.cacheLifetimeMs;
+      const expiresAt = typeof exp === 'number' ? Math.min(exp * 1000, lifetimeEnd) : lifetimeEnd;
+      this.s.cache.set(token, result, expiresAt, now);
+    }
+    return ok(result);
+  }
+}
+
+// ---- verification ----------------------------------------------------------------------------
+
+async function verifySignature(token: string, keys: KeySet): Promise<Result<Record<string, unknown>>> {
+  const parts = token.split('.');
+  if (parts.length !== 3) return err(invalidToken('DBRST301', `Expected 3 parts in JWT; got ${parts.length}`));
+
+  const header = decodeJsonObject(parts[0]!);
+  if (header === null) {
+    return err(invalidToken('DBRST301', "JWT couldn't be decoded", 'The JWT header is not a base64url-encoded JSON object'));
+  }
+  const alg = header['alg'];
+  if (typeof alg !== 'string' || !KNOWN_ALGORITHMS.has(alg)) {
+    return err(invalidToken('DBRST301', 'Wrong or unsupported encoding algorithm', `Unsupported algorithm: ${describe(alg)}`));
+  }
+  const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
+
+  // The allow-list comes from the keys: a key is a candidate only for the algorithms of its type.
+  const candidates = keys.keys.filter(
+    (k) => k.byAlgorithm.has(alg) && (kid === undefined || k.kid === undefined || k.kid === kid),
+  );
+  if (candidates.length === 0) {
+    return err(invalidToken('DBRST301', 'No suitable key or wrong key type',
+      `No configured key verifies ${alg}${kid === undefined ? '' : ` with kid ${describe(kid)}`}`));
+  }
+
+  for (const key of candidates) {
+    let payload: Uint8Array;
+    try {
+      ({ payload } = await compactVerify(token, key.byAlgorithm.get(alg)!, { algorithms: [alg] }));
+    } catch (e) {
+      if (e instanceof joseErrors.JWSSignatureVerificationFailed) continue; // try the next key
+      return err(invalidToken('DBRST301', 'JWT cryptographic operation failed',
+        e instanceof joseErrors.JOSEError ? e.message : undefined));
+    }
+    const claims = parseJsonObject(Buffer.from(payload).toString('utf8'));
+    if (claims === null) return err(invalidToken('DBRST303', 'Parsing claims failed'));
+    return ok(claims);
+  }
+  return err(invalidToken('DBRST301', 'No suitable key or wrong key type', 'None of the keys was able to decode the JWT'));
+}
+
+/** PostgREST's order: exp, nbf, iat, aud; the first failure is reported. `null`-valued claims count as absent. */
+function validateClaims(claims: Readonly<Record<string, unknown>>, nowSeconds: number, audience: string | null): ApiError | null {
+  const timeChecks = [
+    { claim: 'exp', fails: (t: number) => nowSeconds - ALLOWED_SKEW_SECONDS > t, message: 'JWT expired' },
+    { claim: 'nbf', fails: (t: number) => nowSeconds + ALLOWED_SKEW_SECONDS < t, message: 'JWT not yet valid' },
+    { claim: 'iat', fails: (t: number) => nowSeconds + ALLOWED_SKEW_SECONDS < t, message: 'JWT issued at future' },
+  ];
+  for (const { claim, fails, message } of timeChecks) {
+    const value = claims[claim];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return invalidToken('DBRST303', `The JWT '${claim}' claim must be a number`);
+    }
+    if (fails(Math.floor(value))) return invalidToken('DBRST303', message);
+  }
+
+  const aud = claims['aud'];
+  if (aud === undefined || aud === null) return null;
+  const audiences = typeof aud === 'string' ? [aud] : aud;
+  if (!Array.isArray(audiences) || !audiences.every((a) => typeof a === 'string')) {
+    return invalidToken('DBRST303', "The JWT 'aud' claim must be a string or an array of strings");
+  }
+  // Without `jwt-aud` any audience is accepted; an empty array names no audience to refuse.
+  if (audience !== null && audiences.length > 0 && !audiences.includes(audience)) {
+    return invalidToken('DBRST303', 'JWT not in audience');
+  }
+  return null;
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+function invalidToken(code: 'DBRST301' | 'DBRST303', message: string, details?: string): ApiError {
+  const description = message.replace(/[\\"]/g, (c) => `\\${c}`);
+  return errors[code](message, {
+    details: details ?? null,
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"` },
+  });
+}
+
+function anonymousDisabled(): ApiError {
+  return errors.DBRST302('Anonymous access is disabled', { headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/** A client-supplied value quoted for an error detail: JSON text, at most 64 characters. */
+function describe(value: unknown): string {
+  const text = value === undefined ? 'missing' : JSON.stringify(value);
+  return text.length > 64 ? `${text.slice(0, 61)}...` : text;
+}
+
+function decodeJsonObject(segment: string): Record<string, unknown> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(segment)) return null;
+  return parseJsonObject(Buffer.from(segment, 'base64url').toString('utf8'));
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

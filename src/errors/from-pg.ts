@@ -1,0 +1,137 @@
+// A database error → the ApiError the client sees. Status from errors/sqlstate.ts; body from the
+// error's own message, detail and hint; two kinds of custom error raised by database functions:
+//   RAISE SQLSTATE 'PT<xyz>'  → status <xyz>, body from message/detail/hint as usual;
+//   RAISE SQLSTATE 'DBRST'    → MESSAGE is JSON {code, message, details?, hint?} and DETAIL is JSON
+//                               {status, status_text?, headers?}: full control of status and body.
+// (PostgREST spells the latter 'PGRST'.) Unparsable JSON in a DBRST raise gives DBRST121.
+import type { PgError } from '../db/pg-error.js';
+import { errors } from './catalog.js';
+import { statusForSqlState } from './sqlstate.js';
+import type { ApiError } from './types.js';
+
+/** The SQLSTATE a function raises to take full control of the error response. */
+export const CUSTOM_RAISE_SQLSTATE = 'DBRST';
+
+export function apiErrorFromPg(e: PgError, authenticated: boolean): ApiError {
+  if (e.code === CUSTOM_RAISE_SQLSTATE) return fromCustomRaise(e);
+
+  const status = statusForSqlState(e.code, authenticated);
+  return {
+    code: e.code,
+    status,
+    message: e.message,
+    details: e.detail ?? null,
+    hint: e.hint ?? null,
+    // An unauthenticated request refused by the database is invited to authenticate (PostgREST).
+    ...(status === 401 ? { headers: { 'WWW-Authenticate': 'Bearer' } } : {}),
+  };
+}
+
+// ---- RAISE SQLSTATE 'DBRST' ----------------------------------------------------------------
+
+const PARSE_ERROR_MESSAGE = `Could not parse JSON in the "RAISE SQLSTATE '${CUSTOM_RAISE_SQLSTATE}'" error`;
+const MESSAGE_HINT =
+  "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.";
+const DETAIL_HINT =
+  "DETAIL must be a JSON object with obligatory key: 'status' and optional keys: 'status_text', 'headers'.";
+
+/** RFC 9110 token: what a header name may contain. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Characters Node refuses in a header value or reason phrase (CR, LF, NUL and other controls). */
+const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+interface RaisedBody {
+  readonly code: string;
+  readonly message: string;
+  readonly details: string | null;
+  readonly hint: string | null;
+}
+
+interface RaisedResponse {
+  readonly status: number;
+  readonly statusText: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+function fromCustomRaise(e: PgError): ApiError {
+  const body = parseRaisedMessage(e.message);
+  if (body === null) {
+    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+      details: `Invalid JSON value for MESSAGE: '${e.message}'`,
+      hint: MESSAGE_HINT,
+    });
+  }
+  if (e.detail === undefined || e.detail === '') {
+    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+      details: 'DETAIL is missing in the RAISE statement',
+      hint: DETAIL_HINT,
+    });
+  }
+  const response = parseRaisedDetail(e.detail);
+  if (response === null) {
+    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+      details: `Invalid JSON value for DETAIL: '${e.detail}'`,
+      hint: DETAIL_HINT,
+    });
+  }
+  return {
+    code: body.code,
+    status: response.status,
+    message: body.message,
+    details: body.details,
+    hint: body.hint,
+    ...(Object.keys(response.headers).length > 0 ? { headers: response.headers } : {}),
+    ...(response.statusText !== undefined ? { statusText: response.statusText } : {}),
+  };
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
+}
+
+/** A string, or null when absent/null; `undefined` means "present but not a string" (invalid). */
+function optionalString(value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function parseRaisedMessage(text: string): RaisedBody | null {
+  const o = parseObject(text);
+  if (o === null) return null;
+  const { code, message } = o;
+  const details = optionalString(o['details']);
+  const hint = optionalString(o['hint']);
+  if (typeof code !== 'string' || typeof message !== 'string' || details === undefined || hint === undefined) {
+    return null;
+  }
+  return { code, message, details, hint };
+}
+
+function parseRaisedDetail(text: string): RaisedResponse | null {
+  const o = parseObject(text);
+  if (o === null) return null;
+  const status = o['status'];
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 999) return null;
+
+  const statusText = optionalString(o['status_text']);
+  if (statusText === undefined || (statusText !== null && INVALID_HEADER_VALUE.test(statusText))) return null;
+
+  const rawHeaders = o['headers'];
+  const headers: Record<string, string> = {};
+  if (rawHeaders !== undefined && rawHeaders !== null) {
+    if (typeof rawHeaders !== 'object' || Array.isArray(rawHeaders)) return null;
+    for (const [name, value] of Object.entries(rawHeaders as Record<string, unknown>)) {
+      if (!HEADER_NAME.test(name) || typeof value !== 'string' || INVALID_HEADER_VALUE.test(value)) return null;
+      headers[name] = value;
+    }
+  }
+  return { status, statusText: statusText ?? undefined, headers };
+}
