@@ -1,0 +1,938 @@
+// `npm run bench`: dbrest against the floor (test/bench/floor-server.ts) on the workloads of the
+// performance spec, on a throwaway embedded PostgreSQL loaded with test/bench/dataset.ts.
+//
+// Everything runs on this machine over 127.0.0.1; every load run is bounded in time, every other
+// request in count; every process started here is stopped at the end (also on error, SIGINT,
+// SIGTERM or the watchdog) and the temporary cluster is removed.
+//
+// Settings (environment):
+//   BENCH_SECONDS          measured load time per server and case (default 10)
+//   BENCH_ROUNDS           rounds it is split into, run ABBA-alternating with the floor (default 4)
+//   BENCH_WARMUP_SECONDS   unmeasured run per server before each case (default 3; 0 for none)
+//   BENCH_CONNECTIONS      concurrent connections of the load generator (default 32)
+//   BENCH_POOL             database pool size of both servers (default 10)
+//   BENCH_SCALE            dataset size multiplier (default 1: 200k tracks)
+//   BENCH_W6_REQUESTS      sequential big-response requests per server (default 3)
+//   BENCH_W7_RUNS          schema-cache loads timed (default 3)
+//   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
+//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7 (default all)
+//   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
+//   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
+//
+// Results: a table on stdout and .dbrest/bench-results.json.
+import autocannon, { type Instance, type Request, type Result } from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
+import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
+import { ANON_ROLE, datasetSteps, scaledSize, type DatasetSize } from './dataset.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
+const root = path.resolve(here, '..', '..', '..');
+
+// ---------------------------------------------------------------------------------------------
+// settings
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const cfg = {
+  seconds: Math.round(envNumber('BENCH_SECONDS', 10, 1)),
+  warmup: Math.round(envNumber('BENCH_WARMUP_SECONDS', 3, 0)),
+  // Rounds of at least one second each.
+  rounds: Math.min(Math.round(envNumber('BENCH_ROUNDS', 4, 1)), Math.max(1, Math.round(envNumber('BENCH_SECONDS', 10, 1)))),
+  connections: Math.round(envNumber('BENCH_CONNECTIONS', 32, 1)),
+  pool: Math.round(envNumber('BENCH_POOL', 10, 1)),
+  scale: envNumber('BENCH_SCALE', 1, 0.001),
+  w6Requests: Math.round(envNumber('BENCH_W6_REQUESTS', 3, 1)),
+  w7Runs: Math.round(envNumber('BENCH_W7_RUNS', 3, 1)),
+  w7Tables: Math.round(envNumber('BENCH_W7_TABLES', 1000, 1)),
+  w7Fks: Math.round(envNumber('BENCH_W7_FKS', 2000, 0)),
+  cases: (process.env.BENCH_CASES ?? '')
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean),
+  keepLogs: process.env.BENCH_KEEP_LOGS === '1',
+  dbrestBin: path.resolve(root, process.env.BENCH_DBREST_BIN || path.join('bin', 'dbrest.js')),
+};
+const size: DatasetSize = scaledSize(cfg.scale);
+const wanted = (id: string) => cfg.cases.length === 0 || cfg.cases.includes(id);
+
+const log = (line = '') => process.stdout.write(line + '\n');
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const round = (v: number, digits = 1) => Math.round(v * 10 ** digits) / 10 ** digits;
+const mb = (kb: number) => round(kb / 1024, 1);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+// ---------------------------------------------------------------------------------------------
+// cleanup: every resource registers its release; run once, in reverse order, on every exit path
+
+const cleanups: Array<() => Promise<void> | void> = [];
+let cleaning: Promise<void> | null = null;
+let currentCannon: Instance | null = null;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    currentCannon?.stop();
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (e) {
+        log(`cleanup: ${(e as Error).message}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+
+function abort(reason: string, code: number): void {
+  log(`\n${reason}: stopping…`);
+  void cleanup().finally(() => process.exit(code));
+}
+process.once('SIGINT', () => abort('SIGINT', 130));
+process.once('SIGTERM', () => abort('SIGTERM', 143));
+
+// ---------------------------------------------------------------------------------------------
+// child processes
+
+interface Child {
+  readonly name: string;
+  readonly proc: ChildProcess;
+  readonly pid: number | undefined;
+  /** Null while running; the exit code (or signal name) once it has exited. */
+  exit(): string | null;
+  tail(): string;
+  stop(): Promise<void>;
+}
+
+function startChild(name: string, args: string[], env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let exit: string | null = null;
+  const keep = (c: Buffer) => (out = (out + c.toString()).slice(-8000));
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      exit = signal ?? String(code);
+      resolve();
+    });
+    proc.once('error', (e) => {
+      exit = `spawn error: ${e.message}`;
+      resolve();
+    });
+  });
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    exit: () => exit,
+    tail: () => out.trim(),
+    async stop() {
+      if (exit !== null) return;
+      proc.kill('SIGTERM');
+      const done = await Promise.race([exited.then(() => true), sleep(5000).then(() => false)]);
+      if (!done) {
+        proc.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+  cleanups.push(() => child.stop());
+  return child;
+}
+
+// ---------------------------------------------------------------------------------------------
+// plain HTTP, for probes and the big response
+
+interface HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+interface HttpResponse {
+  readonly status: number;
+  readonly body: Buffer | null;
+  readonly bytes: number;
+  /** Time to the first body byte (or the end, for an empty body) and to the last byte. */
+  readonly ttfbMs: number;
+  readonly totalMs: number;
+}
+
+function request(port: number, req: HttpRequest, timeoutMs: number, keepBody = true): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const r = http.request(
+      { host: '127.0.0.1', port, method: req.method, path: req.path, headers: req.headers, agent: false, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        let ttfb = -1;
+        res.on('data', (c: Buffer) => {
+          if (ttfb < 0) ttfb = performance.now() - t0;
+          bytes += c.length;
+          if (keepBody) chunks.push(c);
+        });
+        res.on('end', () => {
+          const totalMs = performance.now() - t0;
+          resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks) : null, bytes, ttfbMs: ttfb < 0 ? totalMs : ttfb, totalMs });
+        });
+        res.on('error', reject);
+      },
+    );
+    r.on('timeout', () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+/** Resolves with the status of the first answer to GET /, or a reason it never came. */
+async function waitAnswering(port: number, child: Child, timeoutMs: number): Promise<{ status: number } | { reason: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const exit = child.exit();
+    if (exit !== null) return { reason: `exited (${exit}) before answering${child.tail() ? ':\n' + indent(child.tail()) : ''}` };
+    try {
+      const r = await request(port, { method: 'GET', path: '/' }, 1000);
+      return { status: r.status };
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    await sleep(200);
+  }
+  return { reason: `no answer on port ${port} within ${timeoutMs / 1000} s (${last})` };
+}
+
+const indent = (s: string) =>
+  s
+    .split('\n')
+    .slice(-15)
+    .map((l) => '    ' + l)
+    .join('\n');
+
+/** /proc/<pid>/status fields in kB (Linux only; empty elsewhere). */
+function procStatus(pid: number | undefined): { rssKb?: number; hwmKb?: number } {
+  if (pid === undefined) return {};
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => {
+      const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+      return m ? Number(m[1]) : undefined;
+    };
+    return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
+  } catch {
+    return {};
+  }
+}
+
+/** Reset the peak RSS (VmHWM) of a process to its current RSS (Linux ≥ 4.0). */
+function resetPeak(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** JSON equality up to the order of array elements (embedded children come in no set order). */
+function sameJson(a: Buffer | null, b: Buffer | null): boolean | null {
+  if (a === null || b === null) return null;
+  if (a.length === 0 || b.length === 0) return a.length === b.length;
+  try {
+    return isDeepStrictEqual(canonical(JSON.parse(a.toString('utf8'))), canonical(JSON.parse(b.toString('utf8'))));
+  } catch {
+    return false;
+  }
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    return v
+      .map(canonical)
+      .map((x) => [JSON.stringify(x), x] as const)
+      .sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0))
+      .map((p) => p[1]);
+  }
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, canonical(x)]));
+  }
+  return v;
+}
+
+const snippet = (b: Buffer | null) => (b ? b.toString('utf8', 0, Math.min(b.length, 300)).replace(/\s+/g, ' ') : '');
+
+// ---------------------------------------------------------------------------------------------
+// load cases (W1–W5)
+
+interface LoadCase {
+  readonly id: string;
+  readonly title: string;
+  /** Cycled through by every connection; the first is also the probe. */
+  readonly requests: ReadonlyArray<HttpRequest>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
+
+function loadCases(): LoadCase[] {
+  const ids = Array.from({ length: 64 }, (_, k) => 1 + ((k * 3119 + 17) % size.tracks));
+  const albumMax = Math.max(1, Math.round(size.albums / 40)); // 2.5% of the tracks match
+  return [
+    {
+      id: 'W1',
+      title: 'one row by PK',
+      requests: ids.map((id) => ({ method: 'GET', path: `/tracks?id=eq.${id}`, headers: { accept: 'application/json' } })),
+    },
+    {
+      id: 'W2',
+      title: '50 rows filter+order+limit',
+      requests: [{ method: 'GET', path: `/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`, headers: { accept: 'application/json' } }],
+    },
+    {
+      id: 'W3',
+      title: '10 parents + children',
+      requests: [{ method: 'GET', path: '/albums?select=id,title,tracks(id,name)&limit=10&order=id', headers: { accept: 'application/json' } }],
+    },
+    {
+      id: 'W4',
+      title: 'insert, return=minimal',
+      requests: [
+        {
+          method: 'POST',
+          path: '/customers',
+          headers: { ...JSON_HEADERS, prefer: 'return=minimal' },
+          body: JSON.stringify({ first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', country: 'Norway' }),
+        },
+      ],
+    },
+    {
+      id: 'W5',
+      title: 'scalar RPC',
+      requests: [{ method: 'POST', path: '/rpc/add_them', headers: JSON_HEADERS, body: JSON.stringify({ a: 1, b: 2 }) }],
+    },
+  ];
+}
+
+/** One measured autocannon run. */
+interface RunFigures {
+  readonly seconds: number;
+  readonly requests: number;
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly statusCodes: Record<string, number>;
+}
+
+/** The rounds of one server on one case, combined. */
+interface LoadFigures {
+  /** All requests of all rounds ÷ their total duration. */
+  readonly reqPerSec: number;
+  /** Median of the rounds' p50; the worst round's p99. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly requests: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly statusCodes: Record<string, number>;
+  readonly rounds: ReadonlyArray<RunFigures>;
+}
+
+interface Side {
+  /** 'ok', or why there is no figure ('n/a'). */
+  readonly outcome: 'ok' | 'n/a';
+  readonly probeStatus?: number;
+  readonly note?: string;
+  readonly figures?: LoadFigures;
+}
+
+interface LoadCaseResult {
+  readonly id: string;
+  readonly title: string;
+  readonly request: string;
+  readonly floor: Side;
+  readonly dbrest: Side;
+  /** dbrest req/s ÷ floor req/s, or null when either side has no figure. */
+  readonly ratio: number | null;
+  /** Whether both probes returned the same JSON (null when not comparable). */
+  readonly sameBody: boolean | null;
+}
+
+function cannon(port: number, c: LoadCase, seconds: number): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const requests: Request[] = c.requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body }));
+    currentCannon = autocannon(
+      { url: `http://127.0.0.1:${port}`, connections: cfg.connections, duration: seconds, timeout: 10, requests },
+      (err, result) => {
+        currentCannon = null;
+        if (err) reject(err);
+        else resolve(result);
+      },
+    );
+  });
+}
+
+async function measureRound(port: number, c: LoadCase, seconds: number): Promise<RunFigures> {
+  const r = await cannon(port, c, seconds);
+  return {
+    seconds: round(r.duration, 2),
+    requests: r.requests.total,
+    reqPerSec: round(r.requests.total / r.duration, 0),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
+  };
+}
+
+function combine(rounds: RunFigures[]): LoadFigures {
+  const sum = (f: (r: RunFigures) => number) => rounds.reduce((a, r) => a + f(r), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const r of rounds) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
+  const seconds = sum((r) => r.seconds);
+  return {
+    reqPerSec: seconds > 0 ? round(sum((r) => r.requests) / seconds, 0) : 0,
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: Math.max(...rounds.map((r) => r.p99Ms)),
+    requests: sum((r) => r.requests),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+    rounds,
+  };
+}
+
+/** A run counts only when at most 1% of its requests failed. */
+function failure(f: RunFigures | LoadFigures): string | null {
+  const bad = f.non2xx + f.errors;
+  if (f.requests > 0 && bad <= f.requests * 0.01) return null;
+  return `${bad} of ${f.requests} failed (statuses ${JSON.stringify(f.statusCodes)}, errors ${f.errors})`;
+}
+
+async function probe(port: number | null, req: HttpRequest): Promise<{ res?: HttpResponse; note?: string }> {
+  if (port === null) return { note: 'not running' };
+  try {
+    const res = await request(port, req, 30_000);
+    if (res.status < 200 || res.status > 299) return { res, note: `answered ${res.status}: ${snippet(res.body)}` };
+    return { res };
+  } catch (e) {
+    return { note: `no answer: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * Both servers, alternating in ABBA order (floor, dbrest, dbrest, floor, …) so that drift during
+ * the case (caches, autovacuum, table growth) weighs on both alike; each gets one warm-up first.
+ */
+async function runLoadCase(c: LoadCase, floorPort: number, dbrestPort: number | null, dbrestDown: string | null): Promise<LoadCaseResult> {
+  const first = c.requests[0]!;
+  log(`${c.id} ${c.title}: ${first.method} ${first.path}`);
+  const fp = await probe(floorPort, first);
+  const dp = dbrestDown !== null ? { note: dbrestDown } : await probe(dbrestPort, first);
+  const sameBody = fp.res && dp.res && !fp.note && !dp.note ? sameJson(fp.res.body, dp.res.body) : null;
+
+  type Key = 'floor' | 'dbrest';
+  const port: Record<Key, number | null> = { floor: floorPort, dbrest: dbrestPort };
+  const note: Record<Key, string | undefined> = { floor: fp.note, dbrest: dp.note ?? (dbrestPort === null ? 'not running' : undefined) };
+  const rounds: Record<Key, RunFigures[]> = { floor: [], dbrest: [] };
+  const active = (k: Key) => note[k] === undefined && port[k] !== null;
+
+  const perRound = cfg.seconds / cfg.rounds;
+  const run = async (k: Key, seconds: number, keep: boolean) => {
+    if (!active(k)) return;
+    try {
+      const f = await measureRound(port[k]!, c, seconds);
+      const bad = failure(f);
+      if (bad) note[k] = keep ? bad : `warm-up: ${bad}`;
+      else if (keep) rounds[k].push(f);
+    } catch (e) {
+      note[k] = `load run failed: ${(e as Error).message}`;
+    }
+  };
+  if (cfg.warmup > 0) for (const k of ['floor', 'dbrest'] as const) await run(k, cfg.warmup, false);
+  for (let r = 0; r < cfg.rounds; r++) {
+    for (const k of r % 2 === 0 ? (['floor', 'dbrest'] as const) : (['dbrest', 'floor'] as const)) await run(k, perRound, true);
+  }
+
+  const side = (k: Key, probed: { res?: HttpResponse }): Side =>
+    note[k] !== undefined || rounds[k].length === 0
+      ? { outcome: 'n/a', probeStatus: probed.res?.status, note: note[k] ?? 'no measured round' }
+      : { outcome: 'ok', figures: combine(rounds[k]) };
+  const floor = side('floor', fp);
+  const dbrest = side('dbrest', dp);
+  log(`  floor : ${describeSide(floor)}`);
+  log(`  dbrest: ${describeSide(dbrest)}${sameBody === false ? '  (body differs from the floor)' : ''}`);
+
+  const ratio =
+    floor.outcome === 'ok' && dbrest.outcome === 'ok' && floor.figures!.reqPerSec > 0
+      ? round(dbrest.figures!.reqPerSec / floor.figures!.reqPerSec, 2)
+      : null;
+  return { id: c.id, title: c.title, request: `${first.method} ${first.path}`, floor, dbrest, ratio, sameBody };
+}
+
+function describeSide(s: Side): string {
+  if (s.outcome !== 'ok') return `n/a — ${s.note ?? ''}`;
+  const f = s.figures!;
+  const each = f.rounds.length > 1 ? ` (rounds: ${f.rounds.map((r) => fmt(r.reqPerSec)).join(' / ')})` : '';
+  return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${each}`;
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// ---------------------------------------------------------------------------------------------
+// W6: one 100k-row response
+
+interface BigSide {
+  readonly outcome: 'ok' | 'n/a';
+  readonly note?: string;
+  readonly status?: number;
+  readonly bytes?: number;
+  readonly ttfbMs?: number[];
+  readonly totalMs?: number[];
+  readonly medianMs?: number;
+  readonly rssBeforeMb?: number;
+  readonly peakRssMb?: number;
+  /** False when VmHWM could not be reset, so the peak is the process's lifetime peak. */
+  readonly peakIsForThisCase?: boolean;
+}
+
+interface BigResult {
+  readonly id: 'W6';
+  readonly request: string;
+  readonly rows: number;
+  readonly floor: BigSide;
+  readonly dbrest: BigSide;
+  /** dbrest ÷ floor: median time to last byte, and peak RSS. */
+  readonly timeRatio: number | null;
+  readonly rssRatio: number | null;
+  readonly sameBody: boolean | null;
+}
+
+async function bigSide(port: number | null, pid: number | undefined, req: HttpRequest, down: string | null): Promise<{ side: BigSide; body: Buffer | null }> {
+  if (down !== null || port === null) return { side: { outcome: 'n/a', note: down ?? 'not running' }, body: null };
+  const peakIsForThisCase = resetPeak(pid);
+  const before = procStatus(pid);
+  const ttfbMs: number[] = [];
+  const totalMs: number[] = [];
+  let body: Buffer | null = null;
+  let bytes = 0;
+  for (let i = 0; i < cfg.w6Requests; i++) {
+    let r: HttpResponse;
+    try {
+      r = await request(port, req, 120_000, i === 0);
+    } catch (e) {
+      return { side: { outcome: 'n/a', note: `no answer: ${(e as Error).message}` }, body: null };
+    }
+    if (r.status < 200 || r.status > 299) {
+      return { side: { outcome: 'n/a', status: r.status, note: `answered ${r.status}: ${snippet(r.body)}` }, body: null };
+    }
+    if (i === 0) body = r.body;
+    bytes = r.bytes;
+    ttfbMs.push(round(r.ttfbMs));
+    totalMs.push(round(r.totalMs));
+  }
+  const after = procStatus(pid);
+  return {
+    side: {
+      outcome: 'ok',
+      status: 200,
+      bytes,
+      ttfbMs,
+      totalMs,
+      medianMs: round(median(totalMs)),
+      rssBeforeMb: before.rssKb !== undefined ? mb(before.rssKb) : undefined,
+      peakRssMb: after.hwmKb !== undefined ? mb(after.hwmKb) : undefined,
+      peakIsForThisCase,
+    },
+    body,
+  };
+}
+
+async function runBigCase(floor: Child, floorPort: number, dbrest: Child | null, dbrestPort: number | null, dbrestDown: string | null): Promise<BigResult> {
+  const rows = Math.min(100_000, size.tracks);
+  const req: HttpRequest = { method: 'GET', path: `/tracks?limit=${rows}`, headers: { accept: 'application/json' } };
+  log(`W6 ${rows} rows: ${req.method} ${req.path} (${cfg.w6Requests} sequential requests each)`);
+  const f = await bigSide(floorPort, floor.pid, req, null);
+  log(`  floor : ${describeBig(f.side)}`);
+  const d = await bigSide(dbrestPort, dbrest?.pid, req, dbrestDown);
+  log(`  dbrest: ${describeBig(d.side)}`);
+  const sameBody = f.body && d.body ? sameJson(f.body, d.body) : null;
+  if (sameBody === false) log('  (dbrest body differs from the floor)');
+  const both = f.side.outcome === 'ok' && d.side.outcome === 'ok';
+  return {
+    id: 'W6',
+    request: `${req.method} ${req.path}`,
+    rows,
+    floor: f.side,
+    dbrest: d.side,
+    timeRatio: both ? round(d.side.medianMs! / f.side.medianMs!, 2) : null,
+    rssRatio: both && f.side.peakRssMb && d.side.peakRssMb ? round(d.side.peakRssMb / f.side.peakRssMb, 2) : null,
+    sameBody,
+  };
+}
+
+function describeBig(s: BigSide): string {
+  if (s.outcome !== 'ok') return `n/a — ${s.note ?? ''}`;
+  return (
+    `${round(s.bytes! / 1e6)} MB, time to last byte ${s.totalMs!.join(' / ')} ms (first byte ${s.ttfbMs!.join(' / ')} ms), ` +
+    `peak RSS ${s.peakRssMb ?? '?'} MB${s.peakIsForThisCase ? '' : ' (lifetime)'} from ${s.rssBeforeMb ?? '?'} MB`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// W7: schema cache for a big catalog
+
+interface CatalogResult {
+  readonly id: 'W7';
+  readonly tables: number;
+  readonly fks: number;
+  readonly outcome: 'ok' | 'skipped' | 'failed';
+  readonly note?: string;
+  readonly loadSqlMs?: number;
+  /** The floor: one plain catalog query returning the tables' columns and constraints as JSON. */
+  readonly floorQueryMs?: number;
+  readonly runs?: ReadonlyArray<{ fetchMs: number; buildMs: number; totalMs: number }>;
+  readonly medianFetchMs?: number;
+  readonly medianBuildMs?: number;
+  readonly medianTotalMs?: number;
+  readonly relations?: number;
+  readonly relationships?: number;
+  /** dbrest's median total ÷ the floor query. */
+  readonly ratio?: number | null;
+}
+
+type Imported = { mod: Record<string, unknown> } | { missing: string } | { error: string };
+
+async function optionalImport(relative: string): Promise<Imported> {
+  const url = new URL(relative, import.meta.url);
+  try {
+    return { mod: (await import(url.href)) as Record<string, unknown> };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ERR_MODULE_NOT_FOUND' && err.message.includes(fileURLToPath(url))) return { missing: relative };
+    return { error: `${relative}: ${err.message}` };
+  }
+}
+
+const FLOOR_CATALOG_QUERY = `
+SELECT coalesce(json_agg(t), '[]')::text FROM (
+  SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind,
+    (SELECT json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod),
+                                       'nullable', NOT a.attnotnull, 'default', pg_get_expr(d.adbin, d.adrelid)) ORDER BY a.attnum)
+       FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
+    (SELECT json_agg(json_build_object('name', k.conname, 'type', k.contype, 'columns', k.conkey,
+                                       'references', k.confrelid::regclass::text, 'referenced', k.confkey))
+       FROM pg_constraint k WHERE k.conrelid = c.oid AND k.contype IN ('p', 'u', 'f')) AS constraints
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+) AS t`;
+
+async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
+  const base = { id: 'W7' as const, tables: cfg.w7Tables, fks: cfg.w7Fks };
+  log(`W7 schema cache for ${cfg.w7Tables} tables / ${cfg.w7Fks} FKs`);
+  const schemaMod = await optionalImport('./catalog-schema.js');
+  const loadMod = await optionalImport('../../src/catalog/load.js');
+  for (const m of [schemaMod, loadMod]) {
+    if ('missing' in m) return { ...base, outcome: 'skipped', note: `skipped: not built yet (${m.missing})` };
+    if ('error' in m) return { ...base, outcome: 'failed', note: m.error };
+  }
+  const generate = (schemaMod as { mod: Record<string, unknown> }).mod.generateBigSchemaSql;
+  const load = (loadMod as { mod: Record<string, unknown> }).mod.loadSchemaCache;
+  if (typeof generate !== 'function') return { ...base, outcome: 'skipped', note: 'skipped: not built yet (generateBigSchemaSql)' };
+  if (typeof load !== 'function') return { ...base, outcome: 'skipped', note: 'skipped: not built yet (loadSchemaCache)' };
+  type Loaded = { cache?: { relations?: unknown[]; relationships?: unknown[] }; fetchMs: number; buildMs: number };
+  const loadSchemaCache = load as (client: pg.Client, schemas: string[]) => Promise<Loaded>;
+
+  const admin = new pg.Client({ connectionString: adminUri });
+  await admin.connect();
+  try {
+    await admin.query('CREATE DATABASE dbrest_bench_catalog');
+  } finally {
+    await admin.end();
+  }
+  const client = new pg.Client({ connectionString: withDatabase(adminUri, 'dbrest_bench_catalog') });
+  client.on('error', () => undefined);
+  await client.connect();
+  cleanups.push(() => client.end().catch(() => undefined));
+  try {
+    const sql = (generate as (tables: number, fks: number) => string)(cfg.w7Tables, cfg.w7Fks);
+    let t0 = performance.now();
+    await client.query(sql);
+    const loadSqlMs = round(performance.now() - t0, 0);
+    log(`  catalog SQL loaded in ${loadSqlMs} ms`);
+    await client.query('ANALYZE');
+
+    await client.query(FLOOR_CATALOG_QUERY, [['public']]); // warm the catalog caches
+    t0 = performance.now();
+    await client.query(FLOOR_CATALOG_QUERY, [['public']]);
+    const floorQueryMs = round(performance.now() - t0);
+    log(`  floor (one catalog query): ${floorQueryMs} ms`);
+
+    const runs: Array<{ fetchMs: number; buildMs: number; totalMs: number }> = [];
+    let relations: number | undefined;
+    let relationships: number | undefined;
+    for (let i = 0; i < cfg.w7Runs; i++) {
+      t0 = performance.now();
+      const r = await loadSchemaCache(client, ['public']);
+      const totalMs = round(performance.now() - t0);
+      runs.push({ fetchMs: round(r.fetchMs), buildMs: round(r.buildMs), totalMs });
+      relations = Array.isArray(r.cache?.relations) ? r.cache.relations.length : undefined;
+      relationships = Array.isArray(r.cache?.relationships) ? r.cache.relationships.length : undefined;
+      log(`  dbrest loadSchemaCache run ${i + 1}: fetch ${round(r.fetchMs)} ms, build ${round(r.buildMs)} ms, total ${totalMs} ms`);
+    }
+    const medianTotalMs = round(median(runs.map((r) => r.totalMs)));
+    return {
+      ...base,
+      outcome: 'ok',
+      loadSqlMs,
+      floorQueryMs,
+      runs,
+      medianFetchMs: round(median(runs.map((r) => r.fetchMs))),
+      medianBuildMs: round(median(runs.map((r) => r.buildMs))),
+      medianTotalMs,
+      relations,
+      relationships,
+      ratio: floorQueryMs > 0 ? round(medianTotalMs / floorQueryMs, 2) : null,
+    };
+  } catch (e) {
+    return { ...base, outcome: 'failed', note: (e as Error).message };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// database
+
+function withDatabase(uri: string, database: string): string {
+  const u = new URL(uri);
+  u.pathname = '/' + encodeURIComponent(database);
+  return u.toString();
+}
+
+async function loadDataset(adminUri: string): Promise<{ uri: string; loadMs: number }> {
+  const admin = new pg.Client({ connectionString: adminUri });
+  await admin.connect();
+  try {
+    await admin.query('CREATE DATABASE dbrest_bench');
+  } finally {
+    await admin.end();
+  }
+  const uri = withDatabase(adminUri, 'dbrest_bench');
+  const client = new pg.Client({ connectionString: uri });
+  client.on('error', () => undefined);
+  await client.connect();
+  const start = performance.now();
+  try {
+    for (const step of datasetSteps(size)) {
+      const t0 = performance.now();
+      await client.query(step.sql);
+      log(`  dataset: ${step.label} — ${round((performance.now() - t0) / 1000, 2)} s`);
+    }
+    const t0 = performance.now();
+    await client.query('VACUUM ANALYZE');
+    log(`  dataset: vacuum analyze — ${round((performance.now() - t0) / 1000, 2)} s`);
+  } finally {
+    await client.end();
+  }
+  return { uri, loadMs: round(performance.now() - start, 0) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// report
+
+function pad(s: string, n: number, left = false): string {
+  return left ? s.padEnd(n) : s.padStart(n);
+}
+
+function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: CatalogResult | null): void {
+  const cell = (s: Side, what: 'rps' | 'p99') => {
+    if (s.outcome !== 'ok') return what === 'rps' ? (s.probeStatus ? `n/a (${s.probeStatus})` : 'n/a') : '';
+    return what === 'rps' ? fmt(s.figures!.reqPerSec) : String(s.figures!.p99Ms);
+  };
+  const head = [pad('case', 34, true), pad('floor req/s', 12), pad('p99 ms', 8), pad('dbrest req/s', 13), pad('p99 ms', 8), pad('dbrest/floor', 13)];
+  log(head.join(' '));
+  log('-'.repeat(head.join(' ').length));
+  for (const r of load) {
+    log(
+      [
+        pad(`${r.id} ${r.title}`, 34, true),
+        pad(cell(r.floor, 'rps'), 12),
+        pad(cell(r.floor, 'p99'), 8),
+        pad(cell(r.dbrest, 'rps'), 13),
+        pad(cell(r.dbrest, 'p99'), 8),
+        pad(r.ratio === null ? 'n/a' : r.ratio.toFixed(2), 13),
+      ].join(' '),
+    );
+  }
+  if (big) {
+    const t = (s: BigSide) => (s.outcome === 'ok' ? `${s.medianMs} ms` : s.status ? `n/a (${s.status})` : 'n/a');
+    const m = (s: BigSide) => (s.outcome === 'ok' && s.peakRssMb !== undefined ? `${s.peakRssMb} MB` : '');
+    log(
+      [pad(`W6 ${big.rows} rows: last byte`, 34, true), pad(t(big.floor), 12), pad('', 8), pad(t(big.dbrest), 13), pad('', 8), pad(big.timeRatio === null ? 'n/a' : big.timeRatio.toFixed(2), 13)].join(' '),
+    );
+    log(
+      [pad('W6 peak server RSS', 34, true), pad(m(big.floor), 12), pad('', 8), pad(m(big.dbrest), 13), pad('', 8), pad(big.rssRatio === null ? 'n/a' : big.rssRatio.toFixed(2), 13)].join(' '),
+    );
+  }
+  if (catalog) {
+    const label = `W7 catalog ${catalog.tables} t / ${catalog.fks} fk`;
+    if (catalog.outcome === 'ok') {
+      log(
+        [
+          pad(label, 34, true),
+          pad(`${catalog.floorQueryMs} ms`, 12),
+          pad('', 8),
+          pad(`${catalog.medianTotalMs} ms`, 13),
+          pad('', 8),
+          pad(catalog.ratio == null ? 'n/a' : catalog.ratio.toFixed(2), 13),
+        ].join(' '),
+      );
+      log(`   (dbrest: fetch ${catalog.medianFetchMs} ms + build ${catalog.medianBuildMs} ms; floor: one catalog query)`);
+    } else {
+      log(`${pad(label, 34, true)} ${catalog.note ?? catalog.outcome}`);
+    }
+  }
+  log('ratios: dbrest ÷ floor (req/s: higher is better; W6/W7 time and memory: lower is better)');
+}
+
+// ---------------------------------------------------------------------------------------------
+// main
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length;
+  // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
+  const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
+  setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
+
+  log(`dbrest bench — ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
+  log(`load runs: ${cfg.seconds} s per server and case in ${cfg.rounds} alternating rounds after ${cfg.warmup} s warm-up, ${cfg.connections} connections, pool ${cfg.pool}; 127.0.0.1 only`);
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-bench-'));
+  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+
+  log('starting embedded PostgreSQL…');
+  const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), onProgress: (m) => log(`  ${m}`) });
+  cleanups.push(() => db.stop());
+  const version = await (async () => {
+    const c = new pg.Client({ connectionString: db.uri });
+    await c.connect();
+    try {
+      return String((await c.query('SHOW server_version')).rows[0]?.server_version ?? '?');
+    } finally {
+      await c.end();
+    }
+  })();
+  log(`  PostgreSQL ${version} on port ${db.port}`);
+
+  log(`loading dataset (artists ${size.artists}, albums ${size.albums}, tracks ${size.tracks}, customers ${size.customers})…`);
+  const dataset = await loadDataset(db.uri);
+
+  const floorPort = await freePort();
+  const floor = startChild('floor', [path.join(here, 'floor-server.js'), String(floorPort), dataset.uri], { FLOOR_POOL_SIZE: String(cfg.pool) });
+  const floorUp = await waitAnswering(floorPort, floor, 20_000);
+  if (!('status' in floorUp) || floorUp.status !== 200) {
+    throw new Error(`the floor server did not start: ${'reason' in floorUp ? floorUp.reason : `GET / answered ${floorUp.status}`}`);
+  }
+  log(`floor server on 127.0.0.1:${floorPort}`);
+
+  const dbrestPort = await freePort();
+  const dbrest = startChild('dbrest', [cfg.dbrestBin, 'serve'], {
+    DBREST_DB_URI: dataset.uri,
+    DBREST_DB_ANON_ROLE: ANON_ROLE,
+    DBREST_DB_SCHEMAS: 'public',
+    DBREST_DB_POOL: String(cfg.pool),
+    DBREST_SERVER_HOST: '127.0.0.1',
+    DBREST_SERVER_PORT: String(dbrestPort),
+    DBREST_LOG_LEVEL: 'error',
+  });
+  const dbrestUp = await waitAnswering(dbrestPort, dbrest, 30_000);
+  let dbrestDown: string | null = null;
+  let dbrestStartFailure: string | null = null;
+  if ('reason' in dbrestUp) {
+    dbrestStartFailure = dbrestUp.reason;
+    dbrestDown = 'dbrest not answering (see above)';
+    log(`dbrest not answering: ${dbrestUp.reason}`);
+    await dbrest.stop();
+  } else {
+    log(`dbrest on 127.0.0.1:${dbrestPort} (GET / → ${dbrestUp.status})`);
+  }
+  log();
+
+  const load: LoadCaseResult[] = [];
+  for (const c of loadCases()) {
+    if (!wanted(c.id)) continue;
+    load.push(await runLoadCase(c, floorPort, dbrestDown ? null : dbrestPort, dbrestDown));
+    if (dbrestDown === null && dbrest.exit() !== null) {
+      dbrestDown = `dbrest exited (${dbrest.exit()}) during the run (see above)`;
+      dbrestStartFailure = `exited (${dbrest.exit()}) during ${c.id}${dbrest.tail() ? ':\n' + indent(dbrest.tail()) : ''}`;
+      log(`dbrest ${dbrestStartFailure}`);
+    }
+  }
+
+  const big = wanted('W6') ? await runBigCase(floor, floorPort, dbrestDown ? null : dbrest, dbrestDown ? null : dbrestPort, dbrestDown) : null;
+
+  await floor.stop();
+  await dbrest.stop();
+
+  const catalog = wanted('W7') ? await runCatalogCase(db.uri) : null;
+  if (catalog && catalog.outcome !== 'ok') log(`  ${catalog.note}`);
+
+  log();
+  printTable(load, big, catalog);
+
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryGb: round(os.totalmem() / 2 ** 30), node: process.version, postgres: version },
+    config: { ...cfg, dataset: size, datasetLoadMs: dataset.loadMs },
+    dbrest: { entry: path.relative(root, cfg.dbrestBin), ...(dbrestDown === null ? { status: 'answering' } : { status: 'not answering', note: dbrestStartFailure ?? dbrestDown }) },
+    cases: load,
+    w6: big,
+    w7: catalog,
+    elapsedSeconds: round((Date.now() - started) / 1000, 0),
+  };
+  const out = path.join(root, '.dbrest', 'bench-results.json');
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  log(`\nresults written to ${path.relative(process.cwd(), out) || out}; took ${results.elapsedSeconds} s`);
+  if (cfg.keepLogs) {
+    for (const c of [floor, dbrest]) log(`\n--- ${c.name} output (tail) ---\n${c.tail()}`);
+  }
+  return 0;
+}
+
+main()
+  .catch((e: Error) => {
+    log(`bench failed: ${e.stack ?? e.message}`);
+    return 1;
+  })
+  .then(async (code) => {
+    await cleanup();
+    process.exit(code);
+  });
