@@ -1,0 +1,253 @@
+// The one table of configuration keys. Loading, validation, `--help`, the JSON Schema, the example file and
+// `check-config` are all driven from CONFIG_KEYS; no other file spells a key name or its default.
+// Pure data and lookups; no I/O.
+
+import type { AppConfig } from './types.js';
+
+export type ConfigField = keyof AppConfig;
+
+/** Extra checks a string value gets (validate.ts implements each). */
+export type StringFormat =
+  | 'db-uri'        // postgres:// or postgresql:// URI, libpq `key=value` string, or `@file`
+  | 'http-uri'      // absolute http(s) URI (openapi-server-proxy-uri)
+  | 'string-or-uri' // jwt-aud: any string, but a URI when it contains ':'
+  | 'file-mode'     // octal unix file mode between 600 and 777
+  | 'header-name';  // an HTTP header field name (RFC 9110 token)
+
+export type KeyType =
+  | { readonly kind: 'string'; readonly format?: StringFormat }
+  | { readonly kind: 'secret' }
+  | { readonly kind: 'int'; readonly min: number; readonly max?: number }
+  | { readonly kind: 'bool' }
+  /** Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. */
+  | { readonly kind: 'list'; readonly emptyable?: boolean }
+  | { readonly kind: 'enum'; readonly values: ReadonlyArray<string> }
+  | { readonly kind: 'json'; readonly shape: 'routes' }
+  /** The `app.settings.*` prefix family: one string per name. */
+  | { readonly kind: 'map' };
+
+/** How a key is masked when printed: the whole value, or only the password inside a connection string. */
+export type SecretKind = 'none' | 'value' | 'uri-password';
+
+export interface ConfigKey<F extends ConfigField = ConfigField> {
+  /** The key as written in files and PostgREST's docs: `db-max-rows`. */
+  readonly name: string;
+  /** The AppConfig field: `dbMaxRows` (also the camelCase flag name commander produces). */
+  readonly field: F;
+  readonly type: KeyType;
+  readonly default: AppConfig[F];
+  readonly doc: string;
+  readonly secret: SecretKind;
+  /** Older PostgREST spellings still accepted (`db-schema`, `max-rows` …). */
+  readonly aliases: ReadonlyArray<string>;
+  /** `postgrest`: same meaning as PostgREST's key; `dbrest`: dbrest's own. */
+  readonly origin: 'postgrest' | 'dbrest';
+}
+
+export const APP_SETTINGS_PREFIX = 'app.settings.';
+
+const key = <F extends ConfigField>(k: {
+  name: string; field: F; type: KeyType; default: AppConfig[F]; doc: string;
+  secret?: SecretKind; aliases?: ReadonlyArray<string>; origin?: 'postgrest' | 'dbrest';
+}): ConfigKey<F> => ({
+  name: k.name, field: k.field, type: k.type, default: k.default, doc: k.doc,
+  secret: k.secret ?? 'none', aliases: k.aliases ?? [], origin: k.origin ?? 'postgrest',
+});
+
+const STRING = { kind: 'string' } as const;
+const BOOL = { kind: 'bool' } as const;
+const SECONDS = { kind: 'int', min: 0 } as const;
+const PORT = { kind: 'int', min: 0, max: 65535 } as const;
+
+export const TX_END_VALUES = ['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'] as const;
+export const OPENAPI_MODE_VALUES = ['follow-privileges', 'ignore-privileges', 'disabled'] as const;
+export const LOG_LEVEL_VALUES = ['crit', 'error', 'warn', 'info', 'debug'] as const;
+export const VERBOSITY_VALUES = ['verbose', 'minimal'] as const;
+export const OPENAPI_VERSION_VALUES = ['2.0', '3.1'] as const;
+
+// Sorted by name, as PostgREST's reference lists them.
+const KEY_LIST = [
+  key({ name: 'admin-server-host', field: 'adminServerHost', type: STRING, default: null,
+    doc: 'Host the admin server (/live, /ready) binds to; defaults to server-host.' }),
+  key({ name: 'admin-server-port', field: 'adminServerPort', type: PORT, default: null,
+    doc: 'Port of the admin server (/live, /ready); disabled unless set.' }),
+  key({ name: 'admin-server-unix-socket', field: 'adminServerUnixSocket', type: STRING, default: null,
+    doc: 'Unix domain socket the admin server binds to; takes precedence over admin-server-port.' }),
+  key({ name: 'admin-server-unix-socket-mode', field: 'adminServerUnixSocketMode',
+    type: { kind: 'string', format: 'file-mode' }, default: '660',
+    doc: 'Octal file mode of admin-server-unix-socket (600 to 777).' }),
+  key({ name: 'app.settings.*', field: 'appSettings', type: { kind: 'map' }, default: {},
+    doc: 'Arbitrary settings exposed to SQL as current_setting(\'app.settings.<name>\').' }),
+  key({ name: 'client-error-verbosity', field: 'clientErrorVerbosity', type: { kind: 'enum', values: VERBOSITY_VALUES },
+    default: 'verbose', doc: 'verbose: errors carry message, details and hint; minimal: code and message only.' }),
+  key({ name: 'db-aggregates-enabled', field: 'dbAggregatesEnabled', type: BOOL, default: false,
+    doc: 'Allow aggregate functions (count, sum, avg, min, max) in select=.' }),
+  key({ name: 'db-anon-role', field: 'dbAnonRole', type: STRING, default: null,
+    doc: 'Role for requests without a JWT; anonymous access is refused when unset.' }),
+  key({ name: 'db-channel', field: 'dbChannel', type: STRING, default: 'dbrest',
+    doc: 'NOTIFY channel for \'reload schema\' and \'reload config\'.' }),
+  key({ name: 'db-channel-enabled', field: 'dbChannelEnabled', type: BOOL, default: true,
+    doc: 'Listen on db-channel (turn off behind a transaction-pooling PgBouncer).' }),
+  key({ name: 'db-config', field: 'dbConfig', type: BOOL, default: true,
+    doc: 'Read in-database configuration (pgrst.* role settings, db-pre-config).' }),
+  key({ name: 'db-embedded-dir', field: 'dbEmbeddedDir', type: STRING, default: '.dbrest/pgdata', origin: 'dbrest',
+    doc: 'Data directory of the embedded PostgreSQL used when db-uri is unset (relative to the working directory).' }),
+  key({ name: 'db-extra-search-path', field: 'dbExtraSearchPath', type: { kind: 'list', emptyable: true },
+    default: ['public'], doc: 'Extra schemas appended to every request\'s search_path (comma-separated).' }),
+  key({ name: 'db-hoisted-tx-settings', field: 'dbHoistedTxSettings', type: { kind: 'list' },
+    default: ['statement_timeout', 'plan_filter.statement_cost_limit', 'default_transaction_isolation'],
+    doc: 'Role settings applied as transaction-scoped settings (comma-separated).' }),
+  key({ name: 'db-max-rows', field: 'dbMaxRows', type: { kind: 'int', min: 0 }, default: null, aliases: ['max-rows'],
+    doc: 'Hard limit on rows a read returns; unlimited when unset.' }),
+  key({ name: 'db-plan-enabled', field: 'dbPlanEnabled', type: BOOL, default: false,
+    doc: 'Allow EXPLAIN output through Accept: application/vnd.pgrst.plan.' }),
+  key({ name: 'db-pool', field: 'dbPool', type: { kind: 'int', min: 1 }, default: 10,
+    doc: 'Maximum number of connections in the pool.' }),
+  key({ name: 'db-pool-acquisition-timeout', field: 'dbPoolAcquisitionTimeout', type: SECONDS, default: 10,
+    doc: 'Seconds a request waits for a pool connection before a 504.' }),
+  key({ name: 'db-pool-automatic-recovery', field: 'dbPoolAutomaticRecovery', type: BOOL, default: true,
+    doc: 'Retry the database connection after it is lost instead of exiting.' }),
+  key({ name: 'db-pool-max-idletime', field: 'dbPoolMaxIdletime', type: SECONDS, default: 30, aliases: ['db-pool-timeout'],
+    doc: 'Seconds after which an idle pool connection is closed.' }),
+  key({ name: 'db-pool-max-lifetime', field: 'dbPoolMaxLifetime', type: SECONDS, default: 1800,
+    doc: 'Seconds after which a pool connection is recycled.' }),
+  key({ name: 'db-pre-config', field: 'dbPreConfig', type: STRING, default: null,
+    doc: 'Function that sets in-database configuration with set_config(\'pgrst.<key>\', …).' }),
+  key({ name: 'db-pre-request', field: 'dbPreRequest', type: STRING, default: null, aliases: ['pre-request'],
+    doc: 'Schema-qualified function called at the start of every request\'s transaction.' }),
+  key({ name: 'db-prepared-statements', field: 'dbPreparedStatements', type: BOOL, default: true,
+    doc: 'Use prepared statements (turn off behind a transaction-pooling PgBouncer).' }),
+  key({ name: 'db-root-spec', field: 'dbRootSpec', type: STRING, default: null, aliases: ['root-spec'],
+    doc: 'Function whose result replaces the OpenAPI document at the root path.' }),
+  key({ name: 'db-schemas', field: 'dbSchemas', type: { kind: 'list' }, default: ['public'], aliases: ['db-schema'],
+    doc: 'Schemas exposed to clients (comma-separated); the first is the default.' }),
+  key({ name: 'db-tx-end', field: 'dbTxEnd', type: { kind: 'enum', values: TX_END_VALUES }, default: 'commit',
+    doc: 'How transactions end; the -allow-override values honour Prefer: tx=commit|rollback.' }),
+  key({ name: 'db-uri', field: 'dbUri', type: { kind: 'string', format: 'db-uri' }, default: null, secret: 'uri-password',
+    doc: 'PostgreSQL connection string (URI or key=value, or @file); unset starts the embedded database.' }),
+  key({ name: 'jwt-aud', field: 'jwtAud', type: { kind: 'string', format: 'string-or-uri' }, default: null,
+    doc: 'Expected JWT audience (aud) claim.' }),
+  key({ name: 'jwt-cache-max-entries', field: 'jwtCacheMaxEntries', type: { kind: 'int', min: 0 }, default: 1000,
+    doc: 'Maximum number of verified JWTs kept in the cache; 0 disables it.' }),
+  key({ name: 'jwt-cache-max-lifetime', field: 'jwtCacheMaxLifetime', type: SECONDS, default: 0,
+    doc: 'Maximum seconds a cached JWT is reused; 0 disables the cache.' }),
+  key({ name: 'jwt-role-claim-key', field: 'jwtRoleClaimKey', type: STRING, default: '.role', aliases: ['role-claim-key'],
+    doc: 'JSPath of the role claim in the JWT, e.g. .role or .realm_access.roles[0].' }),
+  key({ name: 'jwt-secret', field: 'jwtSecret', type: { kind: 'secret' }, default: null, secret: 'value',
+    doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file.' }),
+  key({ name: 'jwt-secret-is-base64', field: 'jwtSecretIsBase64', type: BOOL, default: false, aliases: ['secret-is-base64'],
+    doc: 'Treat jwt-secret as base64-encoded.' }),
+  key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
+    doc: 'crit, error (5xx), warn (4xx), info (every request) or debug.' }),
+  key({ name: 'log-query', field: 'logQuery', type: BOOL, default: false,
+    doc: 'Log the SQL of each request at the current log-level.' }),
+  key({ name: 'openapi-mode', field: 'openapiMode', type: { kind: 'enum', values: OPENAPI_MODE_VALUES },
+    default: 'follow-privileges', doc: 'Whether the OpenAPI document follows or ignores role privileges, or is disabled.' }),
+  key({ name: 'openapi-security-active', field: 'openapiSecurityActive', type: BOOL, default: false,
+    doc: 'Include security definitions in the OpenAPI document.' }),
+  key({ name: 'openapi-server-proxy-uri', field: 'openapiServerProxyUri', type: { kind: 'string', format: 'http-uri' },
+    default: null, doc: 'Base URL the OpenAPI document advertises, e.g. https://example.com:8443/api.' }),
+  key({ name: 'openapi-version', field: 'openapiVersion', type: { kind: 'enum', values: OPENAPI_VERSION_VALUES },
+    default: '2.0', origin: 'dbrest', doc: 'OpenAPI version served at the root path: 2.0 (Swagger, as PostgREST) or 3.1.' }),
+  key({ name: 'routes', field: 'routes', type: { kind: 'json', shape: 'routes' }, default: [], origin: 'dbrest',
+    doc: 'Route mounts: a JSON list of { method, path, call, args } binding URLs to functions.' }),
+  key({ name: 'server-cors-allowed-origins', field: 'serverCorsAllowedOrigins', type: { kind: 'list' }, default: null,
+    doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
+  key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
+    doc: 'Address the HTTP server binds to (also *, *4, !4, *6, !6).' }),
+  key({ name: 'server-port', field: 'serverPort', type: PORT, default: 3000,
+    doc: 'TCP port of the HTTP server; 0 picks a free port.' }),
+  key({ name: 'server-reuseport', field: 'serverReuseport', type: BOOL, default: false,
+    doc: 'Set SO_REUSEPORT so several instances can share server-port.' }),
+  key({ name: 'server-timing-enabled', field: 'serverTimingEnabled', type: BOOL, default: false,
+    doc: 'Send the Server-Timing header (jwt, parse, plan, transaction, response).' }),
+  key({ name: 'server-trace-header', field: 'serverTraceHeader', type: { kind: 'string', format: 'header-name' },
+    default: null, doc: 'Request header echoed back in the response to trace requests, e.g. X-Request-Id.' }),
+  key({ name: 'server-unix-socket', field: 'serverUnixSocket', type: STRING, default: null,
+    doc: 'Unix domain socket the HTTP server binds to; takes precedence over server-port.' }),
+  key({ name: 'server-unix-socket-mode', field: 'serverUnixSocketMode', type: { kind: 'string', format: 'file-mode' },
+    default: '660', doc: 'Octal file mode of server-unix-socket (600 to 777).' }),
+  key({ name: 'url-use-legacy-target-names', field: 'urlUseLegacyTargetNames', type: BOOL, default: true,
+    doc: 'Allow filtering an aliased embed by its target name as well as its alias.' }),
+];
+
+// Compile-time completeness: every AppConfig field has a key.
+type CoveredField = (typeof KEY_LIST)[number]['field'];
+const everyFieldCovered: Exclude<ConfigField, CoveredField> extends never ? true : false = true;
+void everyFieldCovered;
+
+export const CONFIG_KEYS: ReadonlyArray<ConfigKey> = KEY_LIST;
+
+const byName = new Map<string, ConfigKey>();
+const byAlias = new Map<string, ConfigKey>();
+const byField = new Map<string, ConfigKey>();
+for (const k of CONFIG_KEYS) {
+  byName.set(k.name, k);
+  byField.set(k.field, k);
+  for (const a of k.aliases) byAlias.set(a, k);
+}
+
+export const APP_SETTINGS_KEY: ConfigKey<'appSettings'> = byField.get('appSettings') as ConfigKey<'appSettings'>;
+
+/** Every spelling a file may use for a key: canonical name, alias, camelCase field. */
+export function findKey(name: string): { key: ConfigKey; via: 'name' | 'alias' | 'field' } | null {
+  const n = byName.get(name);
+  if (n && n !== APP_SETTINGS_KEY) return { key: n, via: 'name' };
+  const a = byAlias.get(name);
+  if (a) return { key: a, via: 'alias' };
+  const f = byField.get(name);
+  if (f && f !== APP_SETTINGS_KEY) return { key: f, via: 'field' };
+  return null;
+}
+
+export function keyByField<F extends ConfigField>(field: F): ConfigKey<F> {
+  return byField.get(field) as ConfigKey<F>;
+}
+
+/** The keys with a plain value (everything but the `app.settings.*` family). */
+export const SCALAR_KEYS: ReadonlyArray<ConfigKey> = CONFIG_KEYS.filter((k) => k !== APP_SETTINGS_KEY);
+
+/** `db-max-rows` → `DB_MAX_ROWS`; the env names are `DBREST_` / `PGRST_` + this. */
+export const envSuffix = (name: string): string => name.toUpperCase().replace(/[-.]/g, '_');
+
+export const DBREST_ENV_PREFIX = 'DBREST_';
+export const PGRST_ENV_PREFIX = 'PGRST_';
+
+/** Env var names for a key, canonical first then aliases. PostgREST's own names only for PostgREST's keys. */
+export function envNames(k: ConfigKey): { readonly dbrest: ReadonlyArray<string>; readonly pgrst: ReadonlyArray<string> } {
+  const names = [k.name, ...k.aliases].map(envSuffix);
+  return {
+    dbrest: names.map((n) => DBREST_ENV_PREFIX + n),
+    pgrst: k.origin === 'postgrest' ? names.map((n) => PGRST_ENV_PREFIX + n) : [],
+  };
+}
+
+/** `--db-max-rows`; the `app.settings.*` family is `--app-setting name=value` (repeatable). */
+export const flagName = (k: ConfigKey): string => (k === APP_SETTINGS_KEY ? '--app-setting' : `--${k.name}`);
+
+/** The flag property commander produces for `--app-setting`. */
+export const APP_SETTING_FLAG_FIELD = 'appSetting';
+
+/** Defaults for every key: a complete AppConfig (handy for tests: `{ ...DEFAULT_CONFIG, dbMaxRows: 10 }`). */
+export const DEFAULT_CONFIG: AppConfig = Object.freeze(
+  Object.fromEntries(CONFIG_KEYS.map((k) => [k.field, k.default])),
+) as unknown as AppConfig;
+
+/** Human description of a key's type, used in messages, help and the JSON Schema. */
+export function describeType(t: KeyType): string {
+  switch (t.kind) {
+    case 'string': return 'string';
+    case 'secret': return 'string (secret)';
+    case 'int': return t.max === undefined ? `integer ≥ ${t.min}` : `integer ${t.min}–${t.max}`;
+    case 'bool': return 'boolean';
+    case 'list': return 'comma-separated list';
+    case 'enum': return t.values.join(' | ');
+    case 'json': return 'JSON list of routes';
+    case 'map': return 'string';
+    default: return assertNever(t);
+  }
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected key type ${JSON.stringify(x)}`);
+}
