@@ -59,7 +59,10 @@ export interface ForeignKeyRelationship {
   readonly from: QualifiedName;
   readonly to: QualifiedName;
   readonly cardinality: Cardinality;
-  /** The FK constraint's name (for m2m: the junction table's name is the hint, see junction). */
+  /**
+   * The FK constraint's name. For m2m it is the junction table's name (what `!hint` matches);
+   * the two constraints are in `junction`.
+   */
   readonly constraintName: string;
   /** For m2o/o2m/o2o: pairs of `[from column, to column]`. Empty for m2m (see junction). */
   readonly columns: ColumnPairs;
@@ -107,8 +110,14 @@ export interface Routine extends QualifiedName {
   readonly signature: string;
 }
 
-/** A function or aggregate returning a domain named like a media type (engine spec §6). */
+/**
+ * A function or aggregate returning a domain named like a media type (engine spec §6).
+ * Aggregates (`isAggregate`) render rows of `relation` (of any relation when null: `anyelement`).
+ * A plain function (not SETOF) produces `mediaType` when it is itself called; `relation` is then
+ * its single row-typed argument, if it has one, else null.
+ */
 export interface MediaHandler {
+  /** The domain's name, lowercased (`text/csv`, `application/vnd.twkb`, or `*\/*`, meaning any). */
   readonly mediaType: string;
   readonly function: QualifiedName;
   /** Relation whose row type the handler accepts, or null for `anyelement` (any relation). */

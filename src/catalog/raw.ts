@@ -1,0 +1,144 @@
+// RawCatalog: the rows of the catalog queries (src/catalog/sql/*.ts) exactly as PostgreSQL and
+// node-postgres return them (JSON columns arrive parsed). fetch.ts produces it, build.ts turns it
+// into a SchemaCache, and test/fixtures/catalog/*.json record it so the builder can be tested
+// without a database. Field names are the queries' column names (snake_case).
+
+/** sql/version.ts */
+export interface RawVersionRow {
+  readonly server_version_num: number;
+}
+
+/** An element of RawRelationRow.columns. */
+export interface RawColumn {
+  readonly name: string;
+  readonly position: number;
+  /** format_type(atttypid, atttypmod) */
+  readonly type: string;
+  /** typname of the domain's base type, or of the array's element type, else of the type */
+  readonly base_type: string;
+  readonly nullable: boolean;
+  readonly default: string | null;
+  readonly max_length: number | null;
+  readonly description: string | null;
+  readonly enum_values: ReadonlyArray<string>;
+  readonly generated: boolean;
+}
+
+/** pg_class.relkind of the relations we expose. */
+export type RawRelkind = 'r' | 'v' | 'm' | 'f' | 'p';
+
+/** sql/relations.ts */
+export interface RawRelationRow {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  readonly kind: RawRelkind;
+  readonly description: string | null;
+  readonly insertable: boolean;
+  readonly updatable: boolean;
+  readonly deletable: boolean;
+  /** Primary key columns in key order; empty for views (traced in build.ts) and keyless tables. */
+  readonly primary_key: ReadonlyArray<string>;
+  readonly columns: ReadonlyArray<RawColumn>;
+}
+
+/** sql/foreign-keys.ts */
+export interface RawForeignKeyRow {
+  readonly oid: number;
+  readonly schema: string;
+  readonly table: string;
+  readonly foreign_schema: string;
+  readonly foreign_table: string;
+  /** Constraint name. */
+  readonly name: string;
+  /** `[column, referenced column]` in key order. */
+  readonly columns: ReadonlyArray<readonly [string, string]>;
+  /** The FK columns are exactly a primary key or unique constraint of the referencing table. */
+  readonly one_to_one: boolean;
+}
+
+/** sql/view-sources.ts */
+export interface RawViewSourceRow {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  /** relkind; `v` and `m` carry a definition. */
+  readonly kind: string;
+  /** Column names indexed by attnum - 1; null for dropped columns (and for a column-less table). */
+  readonly columns: ReadonlyArray<string | null> | null;
+  readonly primary_key: ReadonlyArray<string>;
+  /** pg_rewrite.ev_action of the view's _RETURN rule (pg_node_tree text), null for tables. */
+  readonly definition: string | null;
+}
+
+/** An element of RawRoutineRow.params. */
+export interface RawRoutineParam {
+  /** '' when unnamed */
+  readonly name: string;
+  /** format_type() of the argument type */
+  readonly type: string;
+  /** pg_proc.proargmodes letter: i, o, b (inout), v (variadic), t (table) */
+  readonly mode: string;
+}
+
+/** sql/routines.ts */
+export interface RawRoutineRow {
+  readonly oid: number;
+  readonly schema: string;
+  readonly name: string;
+  readonly description: string | null;
+  /** prokind: f function, p procedure */
+  readonly kind: string;
+  /** provolatile: i, s, v */
+  readonly volatility: string;
+  /** oid::regprocedure */
+  readonly signature: string;
+  readonly returns_set: boolean;
+  /** Number of input arguments, and how many of the last ones have defaults. */
+  readonly nargs: number;
+  readonly nargdefaults: number;
+  /** format_type(prorettype) */
+  readonly return_type: string;
+  /** The return type resolved through domains: typtype (b, c, d, e, p, r, m), schema, name. */
+  readonly return_base_typtype: string;
+  readonly return_base_schema: string;
+  /** relname for row types, else typname */
+  readonly return_base_name: string;
+  /** relkind when the resolved return type is a row type (`c` for a standalone composite type). */
+  readonly return_base_relkind: string | null;
+  readonly params: ReadonlyArray<RawRoutineParam>;
+}
+
+/** sql/computed-relationships.ts */
+export interface RawComputedRelationshipRow {
+  readonly function_schema: string;
+  readonly function_name: string;
+  readonly from_schema: string;
+  readonly from_name: string;
+  readonly to_schema: string;
+  readonly to_name: string;
+  readonly returns_set: boolean;
+  /** prorows (0 for non-SETOF functions) */
+  readonly rows: number;
+}
+
+/** sql/media-handlers.ts */
+export interface RawMediaHandlerRow {
+  readonly kind: 'aggregate' | 'function';
+  readonly function_schema: string;
+  readonly function_name: string;
+  /** The domain's name, lowercased: `text/csv`, `*\/*`. */
+  readonly media_type: string;
+  readonly relation_schema: string | null;
+  readonly relation_name: string | null;
+}
+
+export interface RawCatalog {
+  readonly version: ReadonlyArray<RawVersionRow>;
+  readonly relations: ReadonlyArray<RawRelationRow>;
+  readonly foreignKeys: ReadonlyArray<RawForeignKeyRow>;
+  readonly viewSources: ReadonlyArray<RawViewSourceRow>;
+  readonly routines: ReadonlyArray<RawRoutineRow>;
+  readonly computedRelationships: ReadonlyArray<RawComputedRelationshipRow>;
+  readonly mediaHandlers: ReadonlyArray<RawMediaHandlerRow>;
+}

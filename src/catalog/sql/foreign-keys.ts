@@ -1,0 +1,55 @@
+// Foreign keys the schema cache can turn into relationships: those with either end in an exposed
+// schema, plus those between relations that exposed views read from (a view over private tables
+// inherits their relationships). Constraints cloned onto partitions are skipped (conparentid <> 0):
+// the partitioned parent's constraint stands for them.
+import { VIEW_CLOSURE_CTE } from './view-sources.js';
+
+/**
+ * Parameters: `$1::text[]` exposed schemas. One row per FK constraint (`RawForeignKeyRow`):
+ * `columns` pairs `[column, referenced column]` in key order; `one_to_one` when the FK columns are
+ * exactly the columns of the referencing table's primary key or of one of its unique constraints.
+ */
+export const FOREIGN_KEYS_SQL = `${VIEW_CLOSURE_CTE},
+exposed_namespaces AS (
+  SELECT oid FROM pg_namespace WHERE nspname = ANY ($1::text[])
+),
+-- Column sets (sorted attnums) of every primary key and unique constraint.
+key_sets AS (
+  SELECT con.conrelid, (SELECT array_agg(k ORDER BY k) FROM unnest(con.conkey) AS k) AS attnums
+  FROM pg_constraint con
+  WHERE con.contype IN ('p', 'u')
+)
+SELECT
+  fk.oid,
+  ns1.nspname AS schema,
+  tab.relname AS table,
+  ns2.nspname AS foreign_schema,
+  other.relname AS foreign_table,
+  fk.conname AS name,
+  cols.pairs AS columns,
+  EXISTS (
+    SELECT 1 FROM key_sets ks
+    WHERE ks.conrelid = fk.conrelid
+      AND ks.attnums = (SELECT array_agg(k ORDER BY k) FROM unnest(fk.conkey) AS k)
+  ) AS one_to_one
+FROM pg_constraint fk
+JOIN pg_class tab ON tab.oid = fk.conrelid
+JOIN pg_namespace ns1 ON ns1.oid = tab.relnamespace
+JOIN pg_class other ON other.oid = fk.confrelid
+JOIN pg_namespace ns2 ON ns2.oid = other.relnamespace
+CROSS JOIN LATERAL (
+  SELECT json_agg(json_build_array(ca.attname, ra.attname) ORDER BY k.ord) AS pairs
+  FROM unnest(fk.conkey, fk.confkey) WITH ORDINALITY AS k (col, ref, ord)
+  JOIN pg_attribute ca ON ca.attrelid = fk.conrelid AND ca.attnum = k.col
+  JOIN pg_attribute ra ON ra.attrelid = fk.confrelid AND ra.attnum = k.ref
+) AS cols
+WHERE fk.contype = 'f'
+  AND fk.conparentid = 0
+  AND (
+    tab.relnamespace IN (SELECT oid FROM exposed_namespaces)
+    OR other.relnamespace IN (SELECT oid FROM exposed_namespaces)
+    OR fk.conrelid IN (SELECT oid FROM view_sources)
+    OR fk.confrelid IN (SELECT oid FROM view_sources)
+  )
+ORDER BY ns1.nspname, tab.relname, fk.conname
+`;
