@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import type { Pool } from '../db/pool.js';
+import type { RoleSettings } from '../db/role-settings.js';
 import type { Logger } from '../observe/log.js';
 
 export interface AppState {
@@ -13,4 +14,8 @@ export interface AppState {
   readonly log: Logger;
   /** The current schema cache, or null while it is (re)loading after a lost connection. */
   cache(): SchemaCache | null;
+  /** db-hoisted-tx-settings values per role, loaded with the schema cache. */
+  roleSettings(): RoleSettings;
+  /** Called when a request could not reach the database: starts the recovery loop. */
+  connectionLost(): void;
 }

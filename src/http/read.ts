@@ -30,13 +30,13 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
 
   const outcome = await runTransaction(app.pool, {
     readOnly: true,
-    settings: contextSettings(req, who, cfg),
+    settings: contextSettings(req, who, cfg, app.roleSettings()),
     preRequest: preRequestStatement(cfg),
     statements,
     end: txEnd(cfg, req.preferences),
     prepared: cfg.dbPreparedStatements,
   });
-  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated));
+  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
 
   const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | null, string | null, string | null];
   const pageCount = Number(row[1] ?? 0);

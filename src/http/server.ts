@@ -8,6 +8,7 @@ import { errors } from '../errors/catalog.js';
 import type { HttpInput } from '../request/http-input.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
+import { corsHeaders, corsPreflight } from './cors.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
 
 /** Largest request body we accept (PostgREST leaves this to the proxy; we refuse before buffering more). */
@@ -37,14 +38,19 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: string): void {
-  const headers: Record<string, string | number> = { ...spec.headers };
+function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: string, extra: Record<string, string>): void {
+  const headers: Record<string, string | number> = { ...spec.headers, ...extra };
   if (spec.body !== null) headers['Content-Length'] = Buffer.byteLength(spec.body);
   else if (!('Content-Length' in headers)) headers['Content-Length'] = 0;
   headers['X-Request-Id'] = requestId;
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
   res.end(spec.body ?? undefined);
+}
+
+/** `Server-Timing: jwt;dur=0.1, parse;dur=0.2, …` (PostgREST's stage names). */
+function serverTiming(timings: Readonly<Record<string, number>>): string {
+  return Object.entries(timings).map(([k, v]) => `${k};dur=${v.toFixed(1)}`).join(', ');
 }
 
 const statusColor = (s: number) => (s >= 500 ? chalk.red(String(s)) : s >= 400 ? chalk.yellow(String(s)) : chalk.green(String(s)));
@@ -58,17 +64,30 @@ export function createHttpServer(app: AppState): HttpServer {
     const started = process.hrtime.bigint();
     const requestId = `${prefix}-${(++seq).toString(36)}`;
     let handled: Handled;
+    const origin = req.headers.origin;
+    const cors = {
+      method: req.method ?? 'GET',
+      origin,
+      requestMethod: req.headers['access-control-request-method'] as string | undefined,
+      requestHeaders: req.headers['access-control-request-headers'] as string | undefined,
+    };
+    const preflight = corsPreflight(cors, app.config.serverCorsAllowedOrigins);
     try {
       const body = await readBody(req);
-      const input: HttpInput = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
-      handled = await handleRequest(input, app);
+      if (preflight) handled = { response: preflight, errorCode: null };
+      else {
+        const input: HttpInput = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
+        handled = await handleRequest(input, app);
+      }
     } catch (e) {
       app.log.error(`${requestId} ${req.method} ${req.url}: unexpected ${(e as Error).stack ?? e}`);
       handled = errorResponse(errors.DBRSTX00('Internal server error', { hint: `request id ${requestId}` }), app, req.method ?? 'GET');
     } finally {
       inFlight--;
     }
-    if (!res.destroyed) writeResponse(res, handled.response, requestId);
+    const extra = preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins);
+    if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
+    if (!res.destroyed) writeResponse(res, handled.response, requestId, extra);
     if (app.log.enabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';

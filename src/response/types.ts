@@ -5,4 +5,6 @@ export interface ResponseSpec {
   readonly headers: Readonly<Record<string, string>>;
   /** null for no body (HEAD, 204). */
   readonly body: string | Buffer | null;
+  /** Milliseconds per stage (jwt, parse, plan, transaction, response), for Server-Timing. */
+  readonly timings?: Readonly<Record<string, number>>;
 }

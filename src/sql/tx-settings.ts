@@ -9,13 +9,17 @@ export interface RequestIdentity {
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
+/** Hoisted per-role settings (db/role-settings.ts), applied after the role switch. */
+export type HoistedSettings = ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
+
 export function contextSettings(
   req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'>,
   who: RequestIdentity,
   cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>,
-): Array<[string, string]> {
+  hoisted: HoistedSettings = new Map(),
+): Array<readonly [string, string]> {
   const searchPath = [req.schema, ...cfg.dbExtraSearchPath.filter((s) => s !== req.schema)].map(quoteIdent).join(', ');
-  const settings: Array<[string, string]> = [
+  const settings: Array<readonly [string, string]> = [
     ['search_path', searchPath],
     ['request.method', req.method],
     ['request.path', req.path],
@@ -26,5 +30,6 @@ export function contextSettings(
   for (const [k, v] of Object.entries(cfg.appSettings)) settings.push([`app.settings.${k}`, v]);
   // Last, so everything above is set by the authenticator before privileges drop.
   settings.push(['role', who.role]);
+  settings.push(...(hoisted.get(who.role) ?? []));
   return settings;
 }

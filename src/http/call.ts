@@ -1,0 +1,93 @@
+// GET / HEAD / POST /rpc/f: plan (choose the overload, bind the arguments) → executeCall.
+//
+// executeCall is the one execution path for a function call: negotiate → build → execute (one round
+// trip, READ ONLY for GET/HEAD and stable/immutable functions) → respond. Route mounts (engine spec
+// §5) plan their call with plan/call-plan.ts's planBoundCall and hand it here unchanged, so they get
+// the same role switching, GUCs, pre-request, response.status/headers, errors and transaction rules.
+//
+// Responses, as PostgREST's: 200 (206 with a count when the page is partial, 416 past the end)
+// with Content-Range; a void function → 204 without a body.
+import type { AuthResult } from '../auth/jwt.js';
+import type { SchemaCache } from '../catalog/types.js';
+import { err, ok, type Result } from '../errors/types.js';
+import { planCall, type PlannedCall } from '../plan/call-plan.js';
+import type { ApiRequest } from '../request/api-request.js';
+import { parseResponseGucs } from '../response/gucs.js';
+import { negotiateRead } from '../response/negotiate.js';
+import { contentRange, rangeStatus } from '../response/range.js';
+import { readBodyFor } from '../response/read-body.js';
+import type { ResponseSpec } from '../response/types.js';
+import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
+import { compile } from '../sql/fragment.js';
+import type { AppState } from './app.js';
+import { preferenceApplied, runWriteTransaction, setHeader, strictPreferences, writeError } from './mutate.js';
+
+export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
+  const call = planCall(req, routine, cache, app.config);
+  if (!call.ok) return call;
+  return executeCall(call.value, req, who, cache, app);
+}
+
+/**
+ * Run a planned call and shape its response. `req` supplies the request context (method, path,
+ * headers, cookies → GUCs; Accept; Prefer), whatever bound the arguments.
+ */
+export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthResult, _cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
+  const cfg = app.config;
+  const strict = strictPreferences(req.preferences);
+  if (!strict.ok) return strict;
+  const media = negotiateRead(req.accept);
+  if (!media.ok) return media;
+  const m = media.value.media;
+  const shape: CallBodyShape = m === 'object' || m === 'object-stripped' ? 'single' : m === 'csv' ? 'rows' : 'json';
+  const count = req.preferences.count === 'exact' || req.preferences.count === 'estimated';
+
+  const statement = compile(buildCallStatement(call, { body: shape, count }));
+  const outcome = await runWriteTransaction(req, who, app, [statement], call.readOnly);
+  if (!outcome.ok) return err(writeError(outcome, who, app));
+
+  const row = outcome.results[0]!.rows[0] as [string | null, string, string | null, string | null, string | null, unknown];
+  const total = row[0] === null ? null : Number(row[0]);
+  const pageCount = Number(row[1]);
+  const offset = call.read.range.offset;
+
+  const headers: Record<string, string> = { 'Content-Range': contentRange(offset, pageCount, total) };
+  const applied = preferenceApplied(req.preferences, cfg, { maxAffected: true });
+  if (applied) headers['Preference-Applied'] = applied;
+
+  const gucs = parseResponseGucs(row[3], row[4]);
+  if (!gucs.ok) return gucs;
+  const applyGucs = (status: number, body: string | null): Result<ResponseSpec> => {
+    for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
+    return ok({ status: gucs.value.status ?? status, headers, body });
+  };
+
+  if (call.result.kind === 'void') return applyGucs(204, null);
+
+  const range = rangeStatus(offset, pageCount, total);
+  if (range.status === 416) return err({ ...range.error, headers });
+
+  let body: string;
+  if (shape === 'single') {
+    // The statement already picked the one row (DBRST116 otherwise); strip nulls if asked.
+    const text = row[2] ?? 'null';
+    body = m === 'object-stripped' ? JSON.stringify(stripNulls(JSON.parse(text))) : text;
+  } else {
+    const shaped = readBodyFor(m, row[2] ?? '[]', pageCount);
+    if (!shaped.ok) return shaped;
+    body = shaped.value;
+  }
+  headers['Content-Type'] = media.value.contentType;
+  if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+  return applyGucs(range.status, call.headersOnly ? null : body);
+}
+
+function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,247 @@
+// POST / PATCH / PUT / DELETE on a table or view: negotiate → plan → build → execute (one round
+// trip, one statement) → respond, as PostgREST's Response.actionResponse shapes writes:
+//
+//   POST    201 (200 when merge-duplicates inserted nothing); Location with return=headers-only;
+//           Content-Range `*/*` or `*/N` (count=exact)
+//   PATCH   200 with return=representation, else 204; Content-Range `0-(N-1)/*` (`*/*` when none)
+//   PUT     201 inserted / 200 updated with return=representation, else 204; no Content-Range
+//   DELETE  200 with return=representation, else 204; Content-Range `*/*` or `*/N`
+//
+// Every request is one transaction: a failed statement, max-affected, PUT's key check or a singular
+// response that is not one row leave the database unchanged (sql/mutate.ts's postconditions).
+import type { AuthResult } from '../auth/jwt.js';
+import type { SchemaCache } from '../catalog/types.js';
+import type { AppConfig } from '../config/types.js';
+import { runTransaction, type TxOutcome } from '../db/transaction.js';
+import { errors } from '../errors/catalog.js';
+import { err, ok, type ApiError, type Result } from '../errors/types.js';
+import { planMutate, type MutatePlan } from '../plan/mutate-plan.js';
+import type { ApiRequest } from '../request/api-request.js';
+import type { Preferences } from '../request/types.js';
+import { parseResponseGucs } from '../response/gucs.js';
+import { negotiateRead, type Negotiated } from '../response/negotiate.js';
+import { readBodyFor, singularError } from '../response/read-body.js';
+import type { ResponseSpec } from '../response/types.js';
+import { compile, type Statement } from '../sql/fragment.js';
+import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
+import { contextSettings } from '../sql/tx-settings.js';
+import type { AppState } from './app.js';
+import { apiErrorFromTx } from './db-errors.js';
+import { preRequestStatement, txEnd, txPreferenceApplied } from './tx.js';
+
+export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
+  const cfg = app.config;
+  const plan = planMutate(req, relation, cache, cfg);
+  if (!plan.ok) return plan;
+  const strict = strictPreferences(req.preferences);
+  if (!strict.ok) return strict;
+  const media = negotiateRead(req.accept);
+  if (!media.ok) return media;
+  const singular = media.value.media === 'object' || media.value.media === 'object-stripped';
+
+  const statement = compile(buildMutateStatement(plan.value, { singular }));
+  const outcome = await runWriteTransaction(req, who, app, [statement]);
+  if (!outcome.ok) return err(writeError(outcome, who, app, plan.value.rowLimit));
+
+  const row = outcome.results[0]!.rows[0] as [string, string | null, string | null, number | null, string | null, string | null, unknown];
+  return respondMutate(req, plan.value, media.value, cfg, {
+    pageCount: Number(row[0]),
+    body: row[1],
+    location: row[2],
+    inserted: row[3],
+    gucHeaders: row[4],
+    gucStatus: row[5],
+  });
+}
+
+/** A write's transaction: read-write, ended as db-tx-end and `Prefer: tx` say. */
+export async function runWriteTransaction(
+  req: ApiRequest,
+  who: AuthResult,
+  app: AppState,
+  statements: ReadonlyArray<Statement>,
+  readOnly = false,
+): Promise<TxOutcome> {
+  const cfg = app.config;
+  const end = txEnd(cfg, req.preferences);
+  // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
+  const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
+  return runTransaction(app.pool, {
+    readOnly,
+    settings: contextSettings(req, who, cfg),
+    preRequest: preRequestStatement(cfg),
+    statements: all,
+    end,
+    prepared: cfg.dbPreparedStatements,
+  });
+}
+
+/** A failed transaction in the error model; a failed postcondition becomes its own error. */
+export function writeError(
+  outcome: Exclude<TxOutcome, { ok: true }>,
+  who: AuthResult,
+  app: Pick<AppState, 'connectionLost'>,
+  rowLimit: number | null = null,
+): ApiError {
+  if (outcome.kind === 'database') {
+    const failed = postconditionFailure(outcome.error);
+    if (failed) {
+      switch (failed.code) {
+        case 'DBRST124':
+          return errors.DBRST124('Query result exceeds max-affected preference constraint', {
+            details: `The query affects ${failed.rows} rows`,
+          });
+        case 'DBRST115':
+          return errors.DBRST115('Payload values do not match URL in primary key column(s)');
+        case 'DBRST116':
+          return singularError(failed.rows);
+        case 'DBRST110':
+          return offLimitsChanges(failed.rows, rowLimit);
+      }
+    }
+  }
+  return apiErrorFromTx(outcome, who.authenticated, app);
+}
+
+/**
+ * PostgREST v12's PGRST110: a limited PATCH/DELETE whose order columns were not unique changed
+ * more rows than `limit`. TODO(lead): DBRST110 is not in errors/catalog.ts yet.
+ */
+function offLimitsChanges(rows: number, limit: number | null): ApiError {
+  return {
+    code: 'DBRST110',
+    status: 400,
+    message: 'The maximum number of rows allowed to change was surpassed',
+    details: `Results contain ${rows} rows changed but the maximum number allowed is ${limit ?? 'smaller'}`,
+    hint: null,
+  };
+}
+
+/** DBRST122 when `handling=strict` came with preferences we do not know. */
+export function strictPreferences(prefs: Preferences): Result<true> {
+  if (prefs.handling === 'strict' && prefs.invalid.length > 0) {
+    return err(errors.DBRST122('Invalid preferences given with handling=strict', { details: `Invalid preferences: ${prefs.invalid.join(', ')}` }));
+  }
+  return ok(true);
+}
+
+/**
+ * `Preference-Applied` as PostgREST writes it: the honoured preferences in its fixed order
+ * (resolution, missing, return, params, count, tx, handling, max-affected), `, `-separated.
+ */
+export function preferenceApplied(
+  prefs: Preferences,
+  cfg: Pick<AppConfig, 'dbTxEnd'>,
+  include: { resolution?: boolean; missing?: boolean; return?: boolean; maxAffected?: boolean },
+): string | null {
+  const out: string[] = [];
+  if (include.resolution && prefs.resolution !== null) out.push(`resolution=${prefs.resolution}`);
+  if (include.missing && prefs.missing !== null) out.push(`missing=${prefs.missing}`);
+  if (include.return && prefs.return !== null) out.push(`return=${prefs.return}`);
+  if (prefs.count !== null) out.push(`count=${prefs.count}`);
+  if (txPreferenceApplied(cfg, prefs)) out.push(`tx=${prefs.tx}`);
+  if (prefs.handling !== null) out.push(`handling=${prefs.handling}`);
+  if (include.maxAffected && prefs.handling === 'strict' && prefs.maxAffected !== null) out.push(`max-affected=${prefs.maxAffected}`);
+  return out.length === 0 ? null : out.join(', ');
+}
+
+/** PostgREST's contentRangeH: `lower-upper/total`, `*` for the range when it is empty or total is 0. */
+export function writeContentRange(lower: number, upper: number, total: number | null): string {
+  const range = total !== 0 && lower <= upper ? `${lower}-${upper}` : '*';
+  return `${range}/${total === null ? '*' : String(total)}`;
+}
+
+/** Set a header, replacing one of the same name in any case (GUC headers override ours). */
+export function setHeader(headers: Record<string, string>, name: string, value: string): void {
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+  headers[name] = value;
+}
+
+interface WriteResult {
+  readonly pageCount: number;
+  readonly body: string | null;
+  readonly location: string | null;
+  readonly inserted: number | null;
+  readonly gucHeaders: string | null;
+  readonly gucStatus: string | null;
+}
+
+function respondMutate(req: ApiRequest, plan: MutatePlan, media: Negotiated, cfg: AppConfig, r: WriteResult): Result<ResponseSpec> {
+  const prefs = req.preferences;
+  const shouldCount = prefs.count === 'exact' || prefs.count === 'estimated';
+  const total = shouldCount ? r.pageCount : null;
+  const representation = plan.representation === 'representation';
+  const headers: Record<string, string> = {};
+  let status: number;
+
+  switch (plan.action) {
+    case 'create': {
+      const location = r.location === null ? null : locationHeader(plan.relation.name, r.location, plan.primaryKey);
+      if (location !== null) headers['Location'] = location;
+      headers['Content-Range'] = writeContentRange(1, 0, total);
+      const applied = preferenceApplied(prefs, cfg, { resolution: plan.resolutionApplied, missing: true, return: true });
+      if (applied) headers['Preference-Applied'] = applied;
+      status = plan.countInserted && (r.inserted ?? 0) <= 0 ? 200 : 201;
+      break;
+    }
+    case 'update': {
+      headers['Content-Range'] = writeContentRange(0, r.pageCount - 1, total);
+      const applied = preferenceApplied(prefs, cfg, { missing: true, return: true, maxAffected: true });
+      if (applied) headers['Preference-Applied'] = applied;
+      status = representation ? 200 : 204;
+      break;
+    }
+    case 'upsert': {
+      const applied = preferenceApplied(prefs, cfg, { return: true });
+      if (applied) headers['Preference-Applied'] = applied;
+      status = representation ? ((r.inserted ?? 0) > 0 ? 201 : 200) : 204;
+      break;
+    }
+    case 'delete': {
+      headers['Content-Range'] = writeContentRange(1, 0, total);
+      const applied = preferenceApplied(prefs, cfg, { return: true, maxAffected: true });
+      if (applied) headers['Preference-Applied'] = applied;
+      status = representation ? 200 : 204;
+      break;
+    }
+  }
+
+  let body: string | null = null;
+  if (representation) {
+    const shaped = readBodyFor(media.media, r.body ?? '[]', r.pageCount);
+    if (!shaped.ok) return shaped;
+    body = shaped.value;
+    headers['Content-Type'] = media.contentType;
+    if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+  }
+
+  const gucs = parseResponseGucs(r.gucHeaders, r.gucStatus);
+  if (!gucs.ok) return gucs;
+  for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
+  return ok({ status: gucs.value.status ?? status, headers, body });
+}
+
+/**
+ * `Location: /films?id=eq.5` from the inserted row's key (`is.null` for a NULL part), values
+ * percent-encoded as PostgREST's renderSimpleQuery does (everything but unreserved characters).
+ */
+export function locationHeader(relation: string, rowJson: string, primaryKey: ReadonlyArray<string>): string | null {
+  let row: Record<string, unknown>;
+  try {
+    row = JSON.parse(rowJson) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const parts: string[] = [];
+  for (const k of primaryKey) {
+    if (!(k in row)) continue;
+    const v = row[k];
+    const text = v === null || v === undefined ? 'is.null' : `eq.${typeof v === 'object' ? JSON.stringify(v) : String(v)}`;
+    parts.push(`${strictEncode(k)}=${strictEncode(text)}`);
+  }
+  if (parts.length === 0) return null;
+  return `/${strictEncode(relation)}?${parts.join('&')}`;
+}
+
+const strictEncode = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
