@@ -1,10 +1,12 @@
-// Runs one request's transaction in a single round trip: BEGIN, the context settings, the optional
-// pre-request call, the main statements and COMMIT (or ROLLBACK) are written to a pipelined
-// connection without waiting for each other. A failure anywhere aborts the transaction, so the
-// COMMIT that follows becomes a rollback on the server: nothing partial is ever kept.
+// Runs one request's transaction in a single round trip (db/batch.ts): the context settings, the
+// optional pre-request call and the main statements go out together before one Sync, so they form
+// one implicit transaction. A failure anywhere rolls all of it back: nothing partial is ever kept.
+// A request that must end in ROLLBACK (db-tx-end / Prefer: tx=rollback) is wrapped in an explicit
+// BEGIN … ROLLBACK inside the same batch.
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';
+import { BatchError, runBatch, type BatchResult, type BatchStatement } from './batch.js';
 import { toPgError, type PgError } from './pg-error.js';
 
 export interface RequestTransaction {
@@ -20,7 +22,7 @@ export interface RequestTransaction {
 }
 
 export type TxOutcome =
-  | { readonly ok: true; readonly results: ReadonlyArray<pg.QueryArrayResult> }
+  | { readonly ok: true; readonly results: ReadonlyArray<BatchResult>; readonly ms: number }
   | { readonly ok: false; readonly kind: 'acquire'; readonly error: Error }
   | { readonly ok: false; readonly kind: 'database'; readonly error: PgError }
   | { readonly ok: false; readonly kind: 'connection'; readonly error: Error };
@@ -39,14 +41,8 @@ function statementName(text: string): string {
   return name;
 }
 
-function queryConfig(st: Statement, prepared: boolean): pg.QueryArrayConfig {
-  return {
-    text: st.text,
-    values: st.values as unknown[],
-    rowMode: 'array',
-    ...(prepared ? { name: statementName(st.text) } : {}),
-  };
-}
+const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
+  prepared ? { text: st.text, values: st.values, name: statementName(st.text) } : { text: st.text, values: st.values };
 
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
   let client: pg.PoolClient;
@@ -55,36 +51,34 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   } catch (e) {
     return { ok: false, kind: 'acquire', error: e as Error };
   }
-  const begin = tx.readOnly ? 'BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY' : 'BEGIN';
-  const queued: Array<Promise<pg.QueryArrayResult>> = [];
-  const send = (cfg: pg.QueryArrayConfig) => {
-    const p = client.query(cfg);
-    p.catch(() => undefined); // inspected below; keeps an early failure from being "unhandled"
-    queued.push(p);
-  };
-  send({ text: begin, rowMode: 'array' });
-  if (tx.settings.length > 0) {
-    send(queryConfig({ text: SETTINGS_SQL, values: [tx.settings.map((s) => s[0]), tx.settings.map((s) => s[1])] }, tx.prepared));
+  const started = performance.now();
+  const settings = tx.readOnly ? [['transaction_read_only', 'on'] as const, ...tx.settings] : tx.settings;
+  const batch: BatchStatement[] = [];
+  if (tx.end === 'rollback') batch.push({ text: 'BEGIN', values: [] });
+  if (settings.length > 0) {
+    batch.push(asBatch({ text: SETTINGS_SQL, values: [settings.map((s) => s[0]), settings.map((s) => s[1])] }, tx.prepared));
   }
-  const firstMain = queued.length + (tx.preRequest ? 1 : 0);
-  if (tx.preRequest) send(queryConfig(tx.preRequest, tx.prepared));
-  for (const st of tx.statements) send(queryConfig(st, tx.prepared));
-  send({ text: tx.end === 'commit' ? 'COMMIT' : 'ROLLBACK', rowMode: 'array' });
+  if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
+  const firstMain = batch.length;
+  for (const st of tx.statements) batch.push(asBatch(st, tx.prepared));
+  if (tx.end === 'rollback') batch.push({ text: 'ROLLBACK', values: [] });
 
-  const settled = await Promise.allSettled(queued);
-  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failure) {
-    const pgError = toPgError(failure.reason);
-    // A server error leaves the connection usable (the COMMIT above ended the failed transaction);
-    // anything else (socket closed, protocol error) means the client must be discarded.
-    if (pgError && client.getTransactionStatus?.() !== 'E') {
+  try {
+    const results = await runBatch(client, batch);
+    client.release();
+    return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
+  } catch (e) {
+    const cause = e instanceof BatchError ? e.cause : e;
+    const pgError = toPgError(cause);
+    if (pgError) {
+      // A server error ends the batch's implicit transaction (rolled back); the connection is fine,
+      // unless the batch had opened an explicit one (tx=rollback), which is left aborted.
+      const status = (client as unknown as { getTransactionStatus?(): string | null }).getTransactionStatus?.();
+      if (status === 'E' || status === 'T') await client.query('ROLLBACK').catch(() => undefined);
       client.release();
       return { ok: false, kind: 'database', error: pgError };
     }
-    client.release(failure.reason instanceof Error ? failure.reason : true);
-    return pgError ? { ok: false, kind: 'database', error: pgError } : { ok: false, kind: 'connection', error: failure.reason as Error };
+    client.release(cause instanceof Error ? cause : true);
+    return { ok: false, kind: 'connection', error: cause as Error };
   }
-  client.release();
-  const results = settled.slice(firstMain, firstMain + tx.statements.length).map((s) => (s as PromiseFulfilledResult<pg.QueryArrayResult>).value);
-  return { ok: true, results };
 }
