@@ -30,7 +30,7 @@ function testFiles(dir) {
 }
 
 const args = process.argv.slice(2);
-const files = args.length > 0 ? args : ['unit', 'cli', 'integration', 'compat'].flatMap((d) => testFiles(path.join('dist/test', d)));
+const files = args.length > 0 ? args : ['unit', 'golden', 'cli', 'integration', 'compat'].flatMap((d) => testFiles(path.join('dist/test', d)));
 
 let embedded = null;
 let tmp = null;

@@ -27,7 +27,7 @@ export function renderError(e: ApiError, verbosity: 'verbose' | 'minimal'): Rend
   // Key order as PostgREST sends it.
   const payload =
     verbosity === 'verbose'
-      ? { code: e.code, details: e.details, hint: e.hint, message: e.message }
+      ? { code: e.code, details: e.detailsJson ?? e.details, hint: e.hint, message: e.message }
       : { code: e.code, message: e.message };
 
   const headers: Record<string, string> = {

@@ -7,6 +7,8 @@ export interface ApiError {
   readonly status: number;
   readonly message: string;
   readonly details: string | null;
+  /** Structured details sent as JSON instead of `details` (DBRST201 lists candidates, as PostgREST). */
+  readonly detailsJson?: unknown;
   readonly hint: string | null;
   /** Extra response headers (WWW-Authenticate, Allow, custom-error headers). */
   readonly headers?: Readonly<Record<string, string>>;

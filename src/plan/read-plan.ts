@@ -1,0 +1,415 @@
+// planRead: QueryParams + SchemaCache → ReadPlan (PostgREST's Plan.readPlan). Resolves the select
+// tree (columns, casts, JSON paths, aggregates, embeds through plan/embed.ts), then hangs filters,
+// logic trees, orders and ranges on the nodes their embed paths name. Pure; errors as values.
+// planReadFromCall is the same over a function call's rows (GET /rpc/f on set-returning functions).
+import type { Column, QualifiedName, Relationship, SchemaCache } from '../catalog/types.js';
+import type { AppConfig } from '../config/types.js';
+import { errors } from '../errors/catalog.js';
+import { err, ok, type ApiError, type Result } from '../errors/types.js';
+import type { EmbedPath, JsonPathStep, QueryParams, RangeHeader, SelectItem } from '../request/types.js';
+import { findRelation, isToOne, relationNotFound, resolveRelationship } from './embed.js';
+import { notEmbedded, resolveField, resolveLogic, resolveOrder, type NodeScope } from './filters.js';
+import { resolveEmbedRange, resolveRootRange, type RangeParams } from './range.js';
+import type {
+  EmbedJoin,
+  PlannedEmbed,
+  PlannedLogic,
+  PlannedOrder,
+  PlannedSelect,
+  ReadNode,
+  ReadPlan,
+  ReadSource,
+  ResolvedRange,
+} from './types.js';
+
+export type CountPreference = 'exact' | 'planned' | 'estimated' | null;
+export type ReadConfig = Pick<AppConfig, 'dbMaxRows' | 'dbAggregatesEnabled'>;
+
+export interface ReadInput {
+  readonly schema: string;
+  readonly relation: string;
+  readonly query: QueryParams;
+  readonly range: RangeHeader | null;
+  readonly count: CountPreference;
+}
+
+export interface CallReadInput {
+  readonly schema: string;
+  readonly source: Extract<ReadSource, { kind: 'call' }>;
+  readonly query: QueryParams;
+  readonly range: RangeHeader | null;
+  readonly count: CountPreference;
+}
+
+/** `GET /<relation>?select=…&<filters>&order=…&limit=…` → ReadPlan. */
+export function planRead(input: ReadInput, cache: SchemaCache, cfg: ReadConfig): Result<ReadPlan> {
+  const rel = findRelation(cache, input.schema, input.relation);
+  if (!rel) return err(relationNotFound(cache, input.schema, input.relation));
+  const name: QualifiedName = { schema: rel.schema, name: rel.name };
+  return planTree({ kind: 'relation', name }, name, rel.columns, input, cache, cfg);
+}
+
+/**
+ * The rows of a function call, shaped by the same select/filters/order/range. Embeds need
+ * `source.relation` (the table whose row type the function returns).
+ */
+export function planReadFromCall(input: CallReadInput, cache: SchemaCache, cfg: ReadConfig): Result<ReadPlan> {
+  const relation = input.source.relation;
+  const columns = input.source.columns.length > 0
+    ? input.source.columns
+    : relation ? (findRelation(cache, relation.schema, relation.name)?.columns ?? []) : [];
+  return planTree(input.source, relation, columns, input, cache, cfg);
+}
+
+// ---- the tree ---------------------------------------------------------------------------------
+
+interface Ctx {
+  readonly cache: SchemaCache;
+  readonly cfg: ReadConfig;
+  readonly schema: string;
+}
+
+/** A node while it is being built: filters/order/range are attached after the select tree. */
+interface Draft {
+  relation: QualifiedName | null;
+  name: string;
+  alias: string;
+  depth: number;
+  /** null when unknown (call sources the cache does not describe). */
+  columns: ReadonlyArray<Column> | null;
+  select: PlannedSelect[];
+  embeds: Array<{ embed: Omit<PlannedEmbed, 'node'>; requested: string; draft: Draft }>;
+  where: PlannedLogic[];
+  order: PlannedOrder[] | null;
+  range: ResolvedRange;
+  aggregates: boolean;
+}
+
+function planTree(
+  source: ReadSource,
+  relation: QualifiedName | null,
+  columns: ReadonlyArray<Column>,
+  input: { schema: string; query: QueryParams; range: RangeHeader | null; count: CountPreference },
+  cache: SchemaCache,
+  cfg: ReadConfig,
+): Result<ReadPlan> {
+  const ctx: Ctx = { cache, cfg, schema: input.schema };
+  const q = input.query;
+  const selectItems: ReadonlyArray<SelectItem> =
+    q.select === null || q.select.length === 0 ? [{ kind: 'star' }] : q.select;
+
+  const rootName = relation?.name ?? 'pgrst_call';
+  const root = buildNode(ctx, {
+    relation,
+    name: rootName,
+    alias: rootName,
+    depth: 0,
+    columns: source.kind === 'call' && columns.length === 0 && relation === null ? null : columns,
+    items: selectItems,
+  });
+  if (!root.ok) return root;
+
+  // Filters and logic trees, in query-string order, on the node their path names.
+  for (const { path, tree } of q.logic) {
+    const node = findDraft(root.value, path);
+    if (!node.ok) return node;
+    const r = resolveLogic(scopeOf(node.value), tree);
+    if (!r.ok) return r;
+    node.value.where.push(r.value);
+  }
+  // order: the first `order` for a path wins (PostgREST folds from the right).
+  for (const { path, terms } of q.order) {
+    const node = findDraft(root.value, path);
+    if (!node.ok) return node;
+    if (node.value.order !== null) continue;
+    const r = resolveOrder(scopeOf(node.value), terms);
+    if (!r.ok) return r;
+    node.value.order = r.value;
+  }
+  // limit/offset: the last one for a path wins; every node is capped by db-max-rows.
+  const rangeByPath = new Map<string, RangeParams>();
+  for (const r of q.ranges) {
+    const node = findDraft(root.value, r.path);
+    if (!node.ok) return node;
+    rangeByPath.set(pathKey(r.path), { offset: r.offset, limit: r.limit });
+  }
+  const rootRange = resolveRootRange(rangeByPath.get(pathKey([])) ?? null, input.range, cfg.dbMaxRows);
+  if (!rootRange.ok) return rootRange;
+  root.value.range = rootRange.value;
+  const ranged = applyEmbedRanges(root.value, [], rangeByPath, cfg.dbMaxRows);
+  if (!ranged.ok) return ranged;
+
+  const frozen = freeze(root.value);
+  const defaultSelect =
+    q.select === null || (q.select.length === 1 && q.select[0]!.kind === 'star');
+  return ok({ source, root: frozen, range: frozen.range, count: input.count, defaultSelect });
+}
+
+const pathKey = (path: EmbedPath): string => JSON.stringify(path);
+
+function applyEmbedRanges(
+  draft: Draft,
+  path: string[],
+  ranges: Map<string, RangeParams>,
+  maxRows: number | null,
+): Result<true> {
+  for (const e of draft.embeds) {
+    const childPath = [...path, e.requested];
+    const aliasPath = [...path, e.embed.outputName];
+    const params = ranges.get(pathKey(childPath)) ?? ranges.get(pathKey(aliasPath)) ?? null;
+    const r = resolveEmbedRange(params, maxRows);
+    if (!r.ok) return r;
+    e.draft.range = r.value;
+    const nested = applyEmbedRanges(e.draft, childPath, ranges, maxRows);
+    if (!nested.ok) return nested;
+  }
+  return ok(true);
+}
+
+/** The node an embed path names: each step is an embed's relation name as written, or its alias. */
+function findDraft(root: Draft, path: EmbedPath): Result<Draft> {
+  let node = root;
+  for (const step of path) {
+    const next = node.embeds.find((e) => e.requested === step || e.embed.outputName === step);
+    if (!next) return err(notEmbedded(step));
+    node = next.draft;
+  }
+  return ok(node);
+}
+
+function scopeOf(d: Draft): NodeScope {
+  return { name: d.name, columns: d.columns, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })) };
+}
+
+function freeze(d: Draft): ReadNode {
+  return {
+    relation: d.relation,
+    name: d.name,
+    alias: d.alias,
+    depth: d.depth,
+    columns: d.columns ?? [],
+    select: d.select,
+    embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })),
+    where: d.where,
+    order: d.order ?? [],
+    range: d.range,
+    aggregates: d.aggregates,
+  };
+}
+
+// ---- select -----------------------------------------------------------------------------------
+
+interface NodeSpec {
+  relation: QualifiedName | null;
+  name: string;
+  alias: string;
+  depth: number;
+  columns: ReadonlyArray<Column> | null;
+  items: ReadonlyArray<SelectItem>;
+}
+
+function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
+  const draft: Draft = {
+    relation: spec.relation,
+    name: spec.name,
+    alias: spec.alias,
+    depth: spec.depth,
+    columns: spec.columns,
+    select: [],
+    embeds: [],
+    where: [],
+    order: null,
+    range: { offset: 0, limit: null },
+    aggregates: false,
+  };
+  const scope: NodeScope = { name: spec.name, columns: spec.columns, embeds: [] };
+  const lateralAliases = new Set<string>();
+
+  for (const item of spec.items) {
+    switch (item.kind) {
+      case 'star':
+        draft.select.push({ kind: 'star' });
+        break;
+      case 'count': {
+        if (!ctx.cfg.dbAggregatesEnabled) return err(aggregatesNotAllowed());
+        const cast = validateCast(item.cast);
+        if (!cast.ok) return cast;
+        draft.select.push({ kind: 'count', cast: cast.value, outputName: item.alias ?? 'count' });
+        draft.aggregates = true;
+        break;
+      }
+      case 'field': {
+        if (item.aggregate !== null && !ctx.cfg.dbAggregatesEnabled) return err(aggregatesNotAllowed());
+        const field = resolveField(scope, item.field);
+        if (!field.ok) return field;
+        const cast = validateCast(item.cast);
+        if (!cast.ok) return cast;
+        const aggregateCast = validateCast(item.aggregateCast);
+        if (!aggregateCast.ok) return aggregateCast;
+        draft.select.push({
+          kind: 'field',
+          field: field.value,
+          cast: cast.value,
+          aggregate: item.aggregate,
+          aggregateCast: aggregateCast.value,
+          outputName: item.alias ?? defaultOutputName(item.field.name, item.field.jsonPath, item.aggregate),
+        });
+        if (item.aggregate !== null) draft.aggregates = true;
+        break;
+      }
+      case 'embed': {
+        const embed = buildEmbed(ctx, spec, item, lateralAliases);
+        if (!embed.ok) return embed;
+        draft.embeds.push(embed.value);
+        break;
+      }
+      default: {
+        const never: never = item;
+        throw new Error(`unexpected select item ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  // With an aggregate, `*` becomes the columns so they can be grouped (PostgREST's expandStars).
+  if (draft.aggregates && spec.columns !== null) {
+    const cols = spec.columns;
+    draft.select = draft.select.flatMap((s): PlannedSelect[] =>
+      s.kind !== 'star'
+        ? [s]
+        : cols.map((c) => ({
+            kind: 'field',
+            field: { column: c.name, jsonPath: [], toJsonb: false, type: c.type },
+            cast: null,
+            aggregate: null,
+            aggregateCast: null,
+            outputName: c.name,
+          })),
+    );
+  }
+  return ok(draft);
+}
+
+/** PostgREST's naming of an unaliased item: `sum`, the last JSON key, or the column. */
+function defaultOutputName(column: string, path: ReadonlyArray<JsonPathStep>, aggregate: string | null): string {
+  if (aggregate !== null) return aggregate;
+  if (path.length === 0) return column;
+  const last = path[path.length - 1]!;
+  if (typeof last.key === 'string') return last.key;
+  // `data->1->mycol->>2` → mycol; `data->3` → data
+  for (let i = path.length - 1; i >= 0; i--) {
+    const k = path[i]!.key;
+    if (typeof k === 'string') return k;
+  }
+  return column;
+}
+
+type EmbedItem = Extract<SelectItem, { kind: 'embed' }>;
+
+function buildEmbed(
+  ctx: Ctx,
+  parent: NodeSpec,
+  item: EmbedItem,
+  lateralAliases: Set<string>,
+): Result<{ embed: Omit<PlannedEmbed, 'node'>; requested: string; draft: Draft }> {
+  if (parent.relation === null) {
+    return err(
+      errors.DBRST200(`Could not find a relationship between '${parent.name}' and '${item.relation}' in the schema cache`, {
+        details: `Searched for a foreign key relationship between '${parent.name}' and '${item.relation}' in the schema '${ctx.schema}', but no matches were found.`,
+      }),
+    );
+  }
+  const rel = resolveRelationship(ctx.cache, ctx.schema, parent.relation.name, item.relation, item.hint);
+  if (!rel.ok) return rel;
+  const relationship: Relationship = rel.value;
+  const toOne = isToOne(relationship);
+  if (item.spread && !toOne) return err(spreadNotToOne(parent.name, item.relation));
+
+  const target = findRelation(ctx.cache, relationship.to.schema, relationship.to.name);
+  const depth = parent.depth + 1;
+  const outputName = item.alias ?? item.relation;
+  let lateralAlias = `${parent.relation.name}_${outputName}_${depth}`;
+  for (let i = 2; lateralAliases.has(lateralAlias); i++) lateralAlias = `${parent.relation.name}_${outputName}_${depth}_${i}`;
+  lateralAliases.add(lateralAlias);
+
+  const child = buildNode(ctx, {
+    relation: relationship.to,
+    name: relationship.to.name,
+    alias: `${relationship.to.name}_${depth}`,
+    depth,
+    columns: target?.columns ?? [],
+    items: item.select,
+  });
+  if (!child.ok) return child;
+  if (item.spread && child.value.aggregates) {
+    return err(
+      errors.DBRST127('Feature not implemented', {
+        details: `Aggregate functions inside the spread embed '${item.relation}' are not supported`,
+      }),
+    );
+  }
+
+  let join: EmbedJoin;
+  if (relationship.kind === 'computed') {
+    join = { kind: 'computed', relationship, parentType: parent.relation };
+  } else {
+    join = {
+      kind: 'fk',
+      relationship,
+      columns: relationship.cardinality === 'm2m' ? [] : relationship.columns,
+      junction:
+        relationship.cardinality === 'm2m' && relationship.junction
+          ? {
+              table: relationship.junction.table,
+              parentColumns: relationship.junction.columnsFrom,
+              childColumns: relationship.junction.columnsTo,
+            }
+          : null,
+    };
+  }
+
+  return ok({
+    embed: {
+      outputName,
+      toOne,
+      joinType: item.joinType ?? 'left',
+      spread: item.spread,
+      silent: isSilent(child.value),
+      lateralAlias,
+      join,
+    },
+    requested: item.relation,
+    draft: child.value,
+  });
+}
+
+/** `rel()` (and `rel(nested())`): joined, filtered on, but absent from the JSON. */
+function isSilent(d: Draft): boolean {
+  return d.select.length === 0 && d.embeds.every((e) => e.embed.silent);
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+const aggregatesNotAllowed = (): ApiError => errors.DBRST123('Use of aggregate functions is not allowed');
+
+/** PostgREST v12 (PGRST119): spreading a to-many embed is refused. */
+function spreadNotToOne(origin: string, target: string): ApiError {
+  return errors.DBRST119(`A spread operation on '${target}' is not possible`, {
+    details: `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`,
+  });
+}
+
+/** Casts are written into SQL, so only type-name characters pass: `int`, `double precision`, `text[]`. */
+const CAST = /^[A-Za-z_][A-Za-z0-9_ ]*(\[\])*$/;
+
+function validateCast(cast: string | null): Result<string | null> {
+  if (cast === null) return ok(null);
+  const trimmed = cast.trim().replace(/\s+/g, ' ');
+  if (!CAST.test(trimmed)) {
+    return err(
+      errors.DBRST100(`failed to parse cast (${cast})`, {
+        details: 'A cast must be a type name of letters, digits, underscores and spaces, optionally followed by []',
+      }),
+    );
+  }
+  return ok(trimmed);
+}

@@ -1,0 +1,270 @@
+// ReadPlan → SQL: one statement however deep the embedding, the JSON built in PostgreSQL
+// (PostgREST's QueryBuilder.readPlanToQuery + Statements.prepareRead). Pure.
+//
+// Shape of a node (the root, or any embedded node inside its parent's LATERAL join):
+//
+//   SELECT <columns>, row_to_json("projects_clients_1".*) AS "clients",           -- to-one
+//          COALESCE("projects_tasks_1"."projects_tasks_1", '[]') AS "tasks"        -- to-many
+//   FROM "test"."projects" AS "projects"
+//   LEFT JOIN LATERAL (SELECT … FROM "test"."clients" AS "clients_1"
+//                      WHERE "clients_1"."id" = "projects"."client_id") AS "projects_clients_1" ON TRUE
+//   LEFT JOIN LATERAL (SELECT json_agg("projects_tasks_1") AS "projects_tasks_1"
+//                      FROM (SELECT … FROM "test"."tasks" AS "tasks_1" WHERE … ORDER BY … LIMIT …)
+//                      AS "projects_tasks_1") AS "projects_tasks_1" ON TRUE
+//   WHERE … [GROUP BY …] ORDER BY … LIMIT $n OFFSET $m
+//
+// `!inner` turns LEFT into INNER (to-many: ON the array IS NOT NULL, i.e. at least one child); a
+// spread `...clients(…)` selects the LATERAL's columns into the parent (`"projects_clients_1".*`).
+//
+// THE SEAM FOR WRITES AND RPC. Every builder takes the root FROM item as an optional `source`, so the
+// same select/embeds apply to rows that are not a table:
+//
+//   buildResultEnvelope({
+//     ctes: [sql`pgrst_mutation AS (INSERT INTO … RETURNING "test"."projects".*)`],
+//     rows: buildReadBody(sql`pgrst_mutation`, plan),
+//     totalCount: constant('NULL::bigint'),
+//   })
+//   → WITH pgrst_mutation AS (…), pgrst_source AS (SELECT … FROM pgrst_mutation AS "projects" …)
+//     SELECT NULL::bigint AS total_count, … FROM (SELECT * FROM pgrst_source) AS _postgrest_t
+//
+// - buildReadBody(source, plan): the root node over `source AS "<root alias>"` with embeds, but
+//   WITHOUT the root's filters, order and range (PostgREST applies those in the mutation itself).
+//   The source must expose every column the select list, the root's embeds' join conditions and
+//   `*` need — RETURNING * (or the table's row) is always enough.
+// - buildReadRowsStatement(plan, { source?, rootFilters?, rootOrder?, rootRange? }): the general
+//   form ("selectRows"); defaults apply everything, as a GET does.
+// - buildResultEnvelope({ ctes, rows, totalCount }): the one-row result every action returns:
+//   total_count, page_count, body (JSON array text, '[]' when empty), response_headers,
+//   response_status.
+// - buildReadStatement(plan, { count, maxRows }): GET's whole statement, built from the above.
+import type { PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
+import { buildCountQuery, rootFromSql } from './count.js';
+import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
+import { catalogType, constant, empty, ident, join, sql, type Sql } from './fragment.js';
+
+export { buildCountQuery, buildPlannedCountStatement } from './count.js';
+
+export interface RowsOptions {
+  /** Root FROM item instead of the plan's own source, e.g. sql`pgrst_source` (a CTE). */
+  readonly source?: Sql;
+  /** Apply the root's filters and logic trees (default true). */
+  readonly rootFilters?: boolean;
+  /** Apply the root's ORDER BY (default true). */
+  readonly rootOrder?: boolean;
+  /** Apply the root's LIMIT/OFFSET (default true). */
+  readonly rootRange?: boolean;
+}
+
+/** The rows of the read, as JSON-ready columns: `SELECT … FROM … WHERE … ORDER BY … LIMIT …`. */
+export function buildReadRowsStatement(plan: ReadPlan, opts: RowsOptions = {}): Sql {
+  return nodeQuery(plan.root, rootFromSql(plan, opts.source), [], {
+    where: opts.rootFilters ?? true,
+    order: opts.rootOrder ?? true,
+    range: opts.rootRange ?? true,
+  });
+}
+
+/** The select/embeds of `plan` over the rows of `source` (a CTE of written rows, a call). */
+export function buildReadBody(source: Sql, plan: ReadPlan): Sql {
+  return buildReadRowsStatement(plan, { source, rootFilters: false, rootOrder: false, rootRange: false });
+}
+
+/** `nullif(current_setting('response.headers', true), '')`: what the request's SQL set, if anything. */
+export const responseHeadersSql = constant(`nullif(current_setting('response.headers', true), '')`);
+export const responseStatusSql = constant(`nullif(current_setting('response.status', true), '')`);
+
+/**
+ * The one-row result: `total_count` (bigint or NULL), `page_count` (bigint), `body` (text: the JSON
+ * array of `rows`, `[]` when empty), `response_headers`, `response_status` (text or NULL).
+ * `ctes` are extra `name AS (…)` items written before `pgrst_source` (which holds `rows`).
+ */
+export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql }): Sql {
+  const ctes = [...(parts.ctes ?? []), sql`pgrst_source AS (${parts.rows})`];
+  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), '[]')::text AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+}
+
+/**
+ * GET's statement. `count: 'exact'` counts every filtered row; `'estimated'` counts exactly up to
+ * `maxRows` and gives NULL above it (the caller then uses the planned count from
+ * buildPlannedCountStatement — PostgREST takes the larger of the two); null → NULL.
+ */
+export function buildReadStatement(
+  plan: ReadPlan,
+  opts: { readonly count: 'exact' | 'estimated' | null; readonly maxRows: number | null },
+): Sql {
+  return buildResultEnvelope({ rows: buildReadRowsStatement(plan), totalCount: totalCountSql(plan, opts) });
+}
+
+function totalCountSql(plan: ReadPlan, opts: { count: 'exact' | 'estimated' | null; maxRows: number | null }): Sql {
+  if (opts.count === null) return constant('NULL::bigint');
+  const countQuery = buildCountQuery(plan);
+  if (opts.count === 'exact' || opts.maxRows === null) {
+    return sql`(SELECT pg_catalog.count(*) FROM (${countQuery}) AS pgrst_count)`;
+  }
+  // LIMIT max+1 rows so "more than max" is visible without counting everything.
+  const max = opts.maxRows;
+  return sql`(SELECT CASE WHEN pgrst_capped.n > ${max} THEN NULL ELSE pgrst_capped.n END FROM (SELECT pg_catalog.count(*) AS n FROM (${countQuery} LIMIT ${max + 1}) AS pgrst_count) AS pgrst_capped)`;
+}
+
+// ---- nodes ----------------------------------------------------------------------------------------
+
+interface Apply {
+  readonly where: boolean;
+  readonly order: boolean;
+  readonly range: boolean;
+}
+
+const ALL: Apply = { where: true, order: true, range: true };
+
+function nodeQuery(node: ReadNode, from: Sql, joinConds: ReadonlyArray<Sql>, apply: Apply): Sql {
+  const { items, groupBy } = selectList(node);
+  const joins = node.embeds.map((e) => lateralJoin(e, node.alias));
+
+  const embedExists: EmbedExistsSql = (name, exists) => {
+    const e = embedNamed(node, name);
+    const L = ident(e.lateralAlias);
+    if (e.toOne) return exists ? sql`${L} IS DISTINCT FROM NULL` : sql`${L} IS NOT DISTINCT FROM NULL`;
+    return exists ? sql`${L}.${L} IS NOT NULL` : sql`${L}.${L} IS NULL`;
+  };
+  const conds = [...joinConds, ...(apply.where ? node.where.map((l) => logicSql(node.alias, l, embedExists)) : [])];
+
+  let q = sql`SELECT ${join(items)} FROM ${from}`;
+  if (joins.length > 0) q = sql`${q} ${join(joins, constant(' '))}`;
+  if (conds.length > 0) q = sql`${q} WHERE ${join(conds, constant(' AND '))}`;
+  if (groupBy.length > 0) q = sql`${q} GROUP BY ${join(groupBy)}`;
+  if (apply.order && node.order.length > 0) q = sql`${q} ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}`;
+  if (apply.range) {
+    if (node.range.limit !== null) q = sql`${q} LIMIT ${node.range.limit}`;
+    if (node.range.offset > 0) q = sql`${q} OFFSET ${node.range.offset}`;
+  }
+  return q;
+}
+
+/**
+ * A term sorts by its field; in a grouped node, a term naming a grouped output column sorts by that
+ * column's position instead (its JSON path keys are parameters, so the expressions would not match).
+ */
+function orderTarget(node: ReadNode, o: PlannedOrder): Sql {
+  if (o.embed !== null) return fieldSql(embedNamed(node, o.embed).lateralAlias, o.field);
+  if (node.aggregates) {
+    const i = node.select.findIndex(
+      (s) =>
+        s.kind === 'field' &&
+        s.aggregate === null &&
+        s.cast === null &&
+        s.field.column === o.field.column &&
+        JSON.stringify(s.field.jsonPath) === JSON.stringify(o.field.jsonPath),
+    );
+    if (i >= 0) return ordinal(i + 1);
+  }
+  return fieldSql(node.alias, o.field);
+}
+
+function embedNamed(node: ReadNode, name: string): PlannedEmbed {
+  const e = node.embeds.find((x) => x.outputName === name);
+  if (!e) throw new Error(`no embed ${name} in ${node.name}`);
+  return e;
+}
+
+function lateralJoin(e: PlannedEmbed, parentAlias: string): Sql {
+  const child = nodeQuery(e.node, embedFromSql(e, parentAlias), joinConditionsSql(e, parentAlias), ALL);
+  const L = ident(e.lateralAlias);
+  const kind = e.joinType === 'inner' ? constant('INNER JOIN LATERAL') : constant('LEFT JOIN LATERAL');
+  if (e.toOne) return sql`${kind} (${child}) AS ${L} ON TRUE`;
+  const on = e.joinType === 'inner' ? sql`${L}.${L} IS NOT NULL` : constant('TRUE');
+  return sql`${kind} (SELECT json_agg(${L}) AS ${L} FROM (${child}) AS ${L}) AS ${L} ON ${on}`;
+}
+
+const AGGREGATE = {
+  count: constant('COUNT'),
+  sum: constant('SUM'),
+  avg: constant('AVG'),
+  min: constant('MIN'),
+  max: constant('MAX'),
+} as const;
+
+/** `CAST(x AS type)`: the type was validated by the planner (letters, digits, `_`, spaces, `[]`). */
+const castSql = (x: Sql, type: string | null): Sql => (type === null ? x : sql`CAST(${x} AS ${catalogType(type)})`);
+
+/** GROUP BY position of an output column (digits only, never request text). */
+function ordinal(n: number): Sql {
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`bad ordinal ${n}`);
+  return constant(String(n) as `${number}`);
+}
+
+function selectItemSql(alias: string, s: PlannedSelect): Sql {
+  switch (s.kind) {
+    case 'star':
+      return sql`${ident(alias)}.*`;
+    case 'count':
+      return sql`${castSql(constant('COUNT(*)'), s.cast)} AS ${ident(s.outputName)}`;
+    case 'field': {
+      const plain = s.cast === null && s.aggregate === null && s.field.jsonPath.length === 0;
+      if (plain && s.outputName === s.field.column) return fieldSql(alias, s.field);
+      let x = castSql(fieldSql(alias, s.field), s.cast);
+      if (s.aggregate !== null) x = castSql(sql`${AGGREGATE[s.aggregate]}(${x})`, s.aggregateCast);
+      return sql`${x} AS ${ident(s.outputName)}`;
+    }
+    default: {
+      const never: never = s;
+      throw new Error(`unexpected select ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * The SELECT list, and the GROUP BY when the node aggregates: every non-aggregate output by its
+ * position (JSON path keys are parameters, so the expressions themselves would not match), and
+ * embedded JSON by its text (json has no equality operator).
+ */
+function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
+  const items: Sql[] = [];
+  const groupBy: Sql[] = [];
+  const grouped = node.aggregates;
+  for (const s of node.select) {
+    items.push(selectItemSql(node.alias, s));
+    const isAggregate = s.kind === 'count' || (s.kind === 'field' && s.aggregate !== null);
+    if (grouped && !isAggregate) groupBy.push(ordinal(items.length));
+  }
+  for (const e of node.embeds) {
+    if (e.silent) continue;
+    const L = ident(e.lateralAlias);
+    if (e.spread) {
+      if (!grouped) {
+        items.push(sql`${L}.*`);
+        continue;
+      }
+      for (const name of outputNames(e.node)) {
+        items.push(sql`${L}.${ident(name)}`);
+        groupBy.push(ordinal(items.length));
+      }
+      continue;
+    }
+    const json = e.toOne ? sql`row_to_json(${L}.*)` : sql`COALESCE(${L}.${L}, '[]')`;
+    if (!grouped) {
+      items.push(sql`${json} AS ${ident(e.outputName)}`);
+      continue;
+    }
+    const asText = sql`(${json})::text`;
+    items.push(sql`(${asText})::json AS ${ident(e.outputName)}`);
+    groupBy.push(asText);
+  }
+  // `select=` with nothing to show still needs a valid list for SELECT.
+  if (items.length === 0) items.push(empty);
+  return { items, groupBy };
+}
+
+/** The column names a node's SELECT produces (spreads flattened). */
+function outputNames(node: ReadNode): string[] {
+  const names: string[] = [];
+  for (const s of node.select) {
+    if (s.kind === 'star') names.push(...node.columns.map((c) => c.name));
+    else names.push(s.outputName);
+  }
+  for (const e of node.embeds) {
+    if (e.silent) continue;
+    if (e.spread) names.push(...outputNames(e.node));
+    else names.push(e.outputName);
+  }
+  return names;
+}
