@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import chalk from 'chalk';
 import { Command, CommanderError, Option } from 'commander';
 
 import {
@@ -142,6 +143,8 @@ async function importCommand<T>(name: 'serve' | 'introspect' | 'openapi'): Promi
  */
 export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()): Promise<number> {
   let exitCode = 0;
+  // chalk 5 ignores NO_COLOR (https://no-color.org); the logs and serve output use the global instance.
+  if (process.env['NO_COLOR'] && !process.env['FORCE_COLOR']) chalk.level = 0;
 
   const program = new Command('dbrest')
     .description('A PostgREST-compatible REST server for PostgreSQL.')
