@@ -31,8 +31,10 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   const cache = app.cache();
   if (cache === null) return fail(errors.DBRST002('Could not query the database for the schema cache. Retrying.'));
 
+  const t0 = performance.now();
   const auth = await app.auth.authenticate(headerValue(input, 'authorization'));
   if (!auth.ok) return fail(auth.error);
+  const t1 = performance.now();
 
   const parsed = parseRequest(input, {
     schemas: app.config.dbSchemas,
@@ -43,6 +45,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   });
   if (!parsed.ok) return fail(parsed.error);
   const req = parsed.value;
+  const t2 = performance.now();
 
   let result: Result<ResponseSpec>;
   switch (req.target.kind) {
@@ -57,5 +60,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
       result = err(errors.DBRST117(`Unsupported HTTP method: ${req.method}`));
       break;
   }
-  return result.ok ? { response: result.value, errorCode: null } : fail(result.error);
+  if (!result.ok) return fail(result.error);
+  const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
+  return { response: { ...result.value, timings }, errorCode: null };
 }

@@ -19,6 +19,7 @@ import { preRequestStatement, txEnd } from './tx.js';
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
+  const t0 = performance.now();
   const media = negotiateRead(req.accept);
   if (!media.ok) return media;
   const count = req.preferences.count;
@@ -28,6 +29,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   const statements = [compile(buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows }))];
   if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
 
+  const t1 = performance.now();
   const outcome = await runTransaction(app.pool, {
     readOnly: true,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
@@ -38,6 +40,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   });
   if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
 
+  const t2 = performance.now();
   const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | null, string | null, string | null];
   const pageCount = Number(row[1] ?? 0);
   let total: number | null = row[0] === null ? null : Number(row[0]);
@@ -60,6 +63,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     status: gucs.value.status ?? range.status,
     headers,
     body: req.method === 'HEAD' ? null : body.value,
+    timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 },
   });
 }
 
