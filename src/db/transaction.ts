@@ -27,7 +27,21 @@ export type TxOutcome =
   | { readonly ok: false; readonly kind: 'database'; readonly error: PgError }
   | { readonly ok: false; readonly kind: 'connection'; readonly error: Error };
 
-const SETTINGS_SQL = 'SELECT pg_catalog.set_config(k, v, true) FROM unnest($1::text[], $2::text[]) AS s(k, v)';
+/**
+ * `SELECT set_config($1, $2, true), set_config($3, $4, true), …` for n settings: one prepared
+ * statement per count (a handful per server). Plain text parameters, so no array literal to build
+ * in Node or to parse in PostgreSQL. Evaluated left to right, so the role (last) switches last.
+ */
+const settingsSql: string[] = [];
+function settingsStatement(n: number): string {
+  let text = settingsSql[n];
+  if (!text) {
+    const calls = Array.from({ length: n }, (_, i) => `pg_catalog.set_config($${2 * i + 1}, $${2 * i + 2}, true)`);
+    text = `SELECT ${calls.join(', ')}`;
+    settingsSql[n] = text;
+  }
+  return text;
+}
 
 const names = new Map<string, string>();
 /** A stable prepared-statement name per SQL text, so each request shape is parsed once per connection. */
@@ -56,7 +70,7 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   const batch: BatchStatement[] = [];
   if (tx.end === 'rollback') batch.push({ text: 'BEGIN', values: [] });
   if (settings.length > 0) {
-    batch.push(asBatch({ text: SETTINGS_SQL, values: [settings.map((s) => s[0]), settings.map((s) => s[1])] }, tx.prepared));
+    batch.push(asBatch({ text: settingsStatement(settings.length), values: settings.flat() }, tx.prepared));
   }
   if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
   const firstMain = batch.length;
@@ -72,9 +86,10 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
     const pgError = toPgError(cause);
     if (pgError) {
       // A server error ends the batch's implicit transaction (rolled back); the connection is fine,
-      // unless the batch had opened an explicit one (tx=rollback), which is left aborted.
-      const status = (client as unknown as { getTransactionStatus?(): string | null }).getTransactionStatus?.();
-      if (status === 'E' || status === 'T') await client.query('ROLLBACK').catch(() => undefined);
+      // unless the batch had opened an explicit one (tx=rollback), which is left aborted. (The
+      // transaction status is not reliable here: the error can arrive before its ReadyForQuery.
+      // ROLLBACK outside a transaction is only a warning.)
+      if (tx.end === 'rollback') await client.query('ROLLBACK').catch(() => undefined);
       client.release();
       return { ok: false, kind: 'database', error: pgError };
     }
