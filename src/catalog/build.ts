@@ -43,9 +43,10 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
   const byName = new Map<string, Relation>();
   for (const r of relations) byName.set(qkey(r), r);
 
+  const rowTypes = new Set(relations.map((r) => `${r.schema}.${r.name}`));
   const relationships = buildRelationships(raw.foreignKeys, raw.computedRelationships, keyDeps, byName);
   const routines = sortBy(
-    raw.routines.filter((r) => exposed.has(r.schema) && isCallable(r)).map(toRoutine),
+    raw.routines.filter((r) => exposed.has(r.schema) && (isCallable(r) || isComputedField(r, rowTypes))).map(toRoutine),
     (r) => [r.schema, r.name, r.signature],
   );
   const mediaHandlers = sortBy(
@@ -495,6 +496,15 @@ function isCallable(r: RawRoutineRow): boolean {
   const unnamed = r.params.filter((p) => isInputMode(p.mode) && p.name === '');
   if (unnamed.length === 0) return true;
   return unnamed.length === 1 && BODY_TYPES.has(unnamed[0]!.type);
+}
+
+/**
+ * A function whose only argument is a relation's row type (`average_stars(films)`): not callable
+ * over /rpc, but selectable as a computed field of that relation (PostgREST's computed columns).
+ */
+function isComputedField(r: RawRoutineRow, rowTypes: ReadonlySet<string>): boolean {
+  if (r.params.length !== 1 || !isInputMode(r.params[0]!.mode) || r.returns_set) return false;
+  return rowTypes.has(r.params[0]!.type.replace(/"/g, ''));
 }
 
 function toRoutine(r: RawRoutineRow): Routine {

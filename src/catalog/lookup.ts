@@ -7,6 +7,7 @@ interface Indexes {
   readonly relations: ReadonlyMap<string, Relation>;
   readonly relationshipsFrom: ReadonlyMap<string, Relationship[]>;
   readonly routines: ReadonlyMap<string, Routine[]>;
+  readonly computedFields: ReadonlyMap<string, Routine[]>;
 }
 
 const indexes = new WeakMap<SchemaCache, Indexes>();
@@ -34,7 +35,20 @@ function indexesOf(cache: SchemaCache): Indexes {
     if (list === undefined) routines.set(k, [r]);
     else list.push(r);
   }
-  ix = { relations, relationshipsFrom, routines };
+  // Computed fields: f(row_type) returning a single non-relation value (PostgREST's computed
+  // columns). The parameter type is format_type()'s spelling, schema-qualified.
+  const computedFields = new Map<string, Routine[]>();
+  for (const r of cache.routines) {
+    const only = r.params.length === 1 ? r.params[0]! : null;
+    if (!only || (only.mode !== 'in' && only.mode !== 'inout')) continue;
+    if (r.returns.kind === 'void' || r.returns.setOf) continue;
+    if (r.returns.kind === 'composite' && r.returns.isRelation) continue; // a computed relationship
+    const k = only.type.replace(/"/g, '');
+    const list = computedFields.get(k);
+    if (list === undefined) computedFields.set(k, [r]);
+    else list.push(r);
+  }
+  ix = { relations, relationshipsFrom, routines, computedFields };
   indexes.set(cache, ix);
   return ix;
 }
@@ -51,6 +65,11 @@ export function relationshipsFrom(cache: SchemaCache, schema: string, name: stri
 /** All overloads of a routine, in signature order; empty when there is none. */
 export function findRoutines(cache: SchemaCache, schema: string, name: string): Routine[] {
   return indexesOf(cache).routines.get(key(schema, name)) ?? [];
+}
+
+/** Computed fields of a relation: functions taking its row type (`average_stars(films)`). */
+export function computedFieldsOf(cache: SchemaCache, relation: QualifiedName): Routine[] {
+  return indexesOf(cache).computedFields.get(`${relation.schema}.${relation.name}`) ?? [];
 }
 
 export function findColumn(relation: Relation, name: string): Column | undefined {

@@ -1,7 +1,7 @@
 // Horizontal filters, logic trees and order terms of one ReadPlan node, checked against the node's
 // columns and embeds. Pure. Unknown columns fail here with the error PostgreSQL would raise
 // (42703 `column t.x does not exist`, 400), which is what PostgREST forwards for reads.
-import type { Column } from '../catalog/types.js';
+import type { Column, Routine } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { FieldRef, Filter, LogicTree, OrderTerm } from '../request/types.js';
@@ -15,6 +15,8 @@ export interface NodeScope {
   /** null: columns unknown (a call whose row type the cache does not describe); nothing is checked. */
   readonly columns: ReadonlyArray<Column> | null;
   readonly embeds: ReadonlyArray<PlannedEmbed>;
+  /** Functions taking the node's row type, usable like columns (`select=title,average_stars`). */
+  readonly computed?: ReadonlyArray<Routine>;
 }
 
 /** PostgreSQL's 42703 as PostgREST forwards it (400). */
@@ -38,7 +40,15 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     return ok({ column: ref.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0, type: null });
   }
   const col = scope.columns.find((c) => c.name === ref.name);
-  if (!col) return err(undefinedColumn(scope.name, ref.name, scope.columns.map((c) => c.name)));
+  if (!col) {
+    const fn = scope.computed?.find((r) => r.name === ref.name);
+    if (fn) {
+      const type = fn.returns.kind === 'scalar' ? fn.returns.type : null;
+      const json = type === 'json' || type === 'jsonb';
+      return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name } });
+    }
+    return err(undefinedColumn(scope.name, ref.name, [...scope.columns.map((c) => c.name), ...(scope.computed ?? []).map((r) => r.name)]));
+  }
   for (const step of ref.jsonPath) {
     if (typeof step.key === 'number' && !Number.isSafeInteger(step.key)) {
       return err(errors.DBRST100(`failed to parse JSON path of '${ref.name}'`, { details: `invalid array index ${step.key}` }));

@@ -2,7 +2,8 @@
 // tree (columns, casts, JSON paths, aggregates, embeds through plan/embed.ts), then hangs filters,
 // logic trees, orders and ranges on the nodes their embed paths name. Pure; errors as values.
 // planReadFromCall is the same over a function call's rows (GET /rpc/f on set-returning functions).
-import type { Column, QualifiedName, Relationship, SchemaCache } from '../catalog/types.js';
+import type { Column, QualifiedName, Relationship, Routine, SchemaCache } from '../catalog/types.js';
+import { computedFieldsOf } from '../catalog/lookup.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
@@ -77,6 +78,8 @@ interface Draft {
   depth: number;
   /** null when unknown (call sources the cache does not describe). */
   columns: ReadonlyArray<Column> | null;
+  /** Computed fields of the relation (functions over its row type). */
+  computed: ReadonlyArray<Routine>;
   select: PlannedSelect[];
   embeds: Array<{ embed: Omit<PlannedEmbed, 'node'>; requested: string; draft: Draft }>;
   where: PlannedLogic[];
@@ -178,7 +181,7 @@ function findDraft(root: Draft, path: EmbedPath): Result<Draft> {
 }
 
 function scopeOf(d: Draft): NodeScope {
-  return { name: d.name, columns: d.columns, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })) };
+  return { name: d.name, columns: d.columns, computed: d.computed, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })) };
 }
 
 function freeze(d: Draft): ReadNode {
@@ -215,6 +218,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     alias: spec.alias,
     depth: spec.depth,
     columns: spec.columns,
+    computed: spec.relation ? computedFieldsOf(ctx.cache, spec.relation) : [],
     select: [],
     embeds: [],
     where: [],
@@ -222,7 +226,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     range: { offset: 0, limit: null },
     aggregates: false,
   };
-  const scope: NodeScope = { name: spec.name, columns: spec.columns, embeds: [] };
+  const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [] };
   const lateralAliases = new Set<string>();
 
   for (const item of spec.items) {

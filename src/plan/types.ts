@@ -38,6 +38,8 @@ export interface PlannedField {
   readonly toJsonb: boolean;
   /** Column type as the schema cache spells it, or null when unknown (call sources without columns). */
   readonly type: string | null;
+  /** Set for a computed field: `column` is then rendered as `fn(row)` (PostgREST's computed columns). */
+  readonly computed?: QualifiedName;
 }
 
 /**

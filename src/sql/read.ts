@@ -200,7 +200,7 @@ function selectItemSql(alias: string, s: PlannedSelect): Sql {
       return sql`${castSql(constant('COUNT(*)'), s.cast)} AS ${ident(s.outputName)}`;
     case 'field': {
       const plain = s.cast === null && s.aggregate === null && s.field.jsonPath.length === 0;
-      if (plain && s.outputName === s.field.column) return fieldSql(alias, s.field);
+      if (plain && s.outputName === s.field.column && !s.field.computed) return fieldSql(alias, s.field);
       let x = castSql(fieldSql(alias, s.field), s.cast);
       if (s.aggregate !== null) x = castSql(sql`${AGGREGATE[s.aggregate]}(${x})`, s.aggregateCast);
       return sql`${x} AS ${ident(s.outputName)}`;

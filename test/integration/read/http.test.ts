@@ -5,7 +5,9 @@ import t from 'tap';
 import { fixture } from '../../helpers/db.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
-const extra = `CREATE TABLE public.notes (id int PRIMARY KEY, body text); INSERT INTO public.notes VALUES (1, 'in public');`;
+const extra = `CREATE TABLE public.notes (id int PRIMARY KEY, body text); INSERT INTO public.notes VALUES (1, 'in public');
+  CREATE FUNCTION test.task_count(test.projects) RETURNS bigint LANGUAGE sql STABLE
+    AS $$ SELECT count(*) FROM test.tasks WHERE project_id = $1.id $$;`;
 
 async function server(t: { teardown(fn: () => unknown): void }, config: Record<string, string> = {}): Promise<TestServer> {
   return startTestServer(t, {
@@ -208,4 +210,19 @@ t.test('embedding over HTTP', async (t) => {
       ],
     },
   ]);
+});
+
+t.test('computed fields: functions over a row type select, filter and order like columns', async (t) => {
+  const s = await server(t);
+  const r = await s.request('/projects?select=name,task_count&task_count=gte.2&order=task_count.desc,id&limit=3');
+  t.equal(r.status, 200);
+  t.same(r.json(), [
+    { name: 'Windows 7', task_count: 2 },
+    { name: 'Windows 10', task_count: 2 },
+    { name: 'IOS', task_count: 2 },
+  ]);
+  const star = await s.request('/projects?id=eq.5');
+  t.same(star.json(), [{ id: 5, name: 'Orphan', client_id: null }], '* does not include computed fields');
+  const embedded = await s.request('/clients?select=name,projects(name,task_count)&id=eq.2');
+  t.same(embedded.json(), [{ name: 'Apple', projects: [{ name: 'IOS', task_count: 2 }, { name: 'OSX', task_count: 2 }] }]);
 });
