@@ -7,10 +7,10 @@ import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead } from '../response/negotiate.js';
+import { negotiateRead, type PlanOption, type PlanRequest } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import type { ResponseSpec } from '../response/types.js';
-import { compile } from '../sql/fragment.js';
+import { compile, constant, join, sql, type Sql } from '../sql/fragment.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import { contextSettings } from '../sql/tx-settings.js';
 import type { AppState } from './app.js';
@@ -20,13 +20,15 @@ import { preRequestStatement, txEnd } from './tx.js';
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const media = negotiateRead(req.accept);
+  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const count = req.preferences.count;
   const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
   if (!plan.ok) return plan;
 
-  const statements = [compile(buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows }))];
+  const main = buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows });
+  if (media.value.plan) return explainRead(req, who, main, media.value.plan, media.value.contentType, app);
+  const statements = [compile(main)];
   if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
 
   const t1 = performance.now();
@@ -77,4 +79,30 @@ function plannedRows(rows: unknown[][]): number | null {
   } catch {
     return null;
   }
+}
+
+const EXPLAIN_OPTIONS: Readonly<Record<PlanOption, Sql>> = {
+  analyze: constant(', ANALYZE'),
+  verbose: constant(', VERBOSE'),
+  settings: constant(', SETTINGS'),
+  buffers: constant(', BUFFERS'),
+  wal: constant(', WAL'),
+};
+
+/** `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of the read instead of its rows. */
+async function explainRead(req: ApiRequest, who: AuthResult, main: Sql, plan: PlanRequest, contentType: string, app: AppState): Promise<Result<ResponseSpec>> {
+  const format = plan.format === 'json' ? constant('FORMAT JSON') : constant('FORMAT TEXT');
+  const options = join(plan.options.map((o) => EXPLAIN_OPTIONS[o]), constant(''));
+  const outcome = await runTransaction(app.pool, {
+    readOnly: true,
+    settings: contextSettings(req, who, app.config, app.roleSettings()),
+    preRequest: preRequestStatement(app.config),
+    statements: [compile(sql`EXPLAIN (${format}${options}) ${main}`)],
+    end: txEnd(app.config, req.preferences),
+    prepared: false,
+  });
+  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
+  const rows = outcome.results[0]!.rows.map((r) => r[0]);
+  const body = plan.format === 'json' ? JSON.stringify(typeof rows[0] === 'string' ? JSON.parse(rows[0]) : rows[0]) : rows.join('\n');
+  return ok({ status: 200, headers: { 'Content-Type': contentType }, body: req.method === 'HEAD' ? null : body });
 }

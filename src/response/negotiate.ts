@@ -24,13 +24,43 @@ const READ_OFFERS: ReadonlyArray<Offer> = [
   { media: 'csv', type: 'text', subtype: 'csv', contentType: 'text/csv; charset=utf-8', explicitOnly: true },
 ];
 
+export type PlanOption = 'analyze' | 'verbose' | 'settings' | 'buffers' | 'wal';
+
+/** `Accept: application/vnd.pgrst.plan+json; for="application/json"; options=analyze|buffers`. */
+export interface PlanRequest {
+  readonly format: 'json' | 'text';
+  readonly options: ReadonlyArray<PlanOption>;
+  /** The media type whose query is explained (`for=`); json by default. */
+  readonly forMedia: string;
+}
+
 export interface Negotiated {
   readonly media: ReadMedia;
   readonly contentType: string;
+  /** Set when media is 'plan'. */
+  readonly plan?: PlanRequest;
 }
 
-export function negotiateRead(accept: ReadonlyArray<MediaRange>): Result<Negotiated> {
+const PLAN_OPTIONS = new Set<PlanOption>(['analyze', 'verbose', 'settings', 'buffers', 'wal']);
+
+function planRequest(range: MediaRange): Negotiated | null {
+  const format = range.subtype === 'vnd.pgrst.plan+json' ? 'json' : range.subtype === 'vnd.pgrst.plan+text' || range.subtype === 'vnd.pgrst.plan' ? 'text' : null;
+  if (range.type !== 'application' || format === null) return null;
+  const forMedia = (range.params['for'] ?? 'application/json').replace(/^"|"$/g, '');
+  const options = (range.params['options'] ?? '').split('|').filter((o): o is PlanOption => PLAN_OPTIONS.has(o as PlanOption));
+  return {
+    media: 'plan',
+    contentType: `application/vnd.pgrst.plan+${format}; for="${forMedia}"; charset=utf-8`,
+    plan: { format, options, forMedia },
+  };
+}
+
+export function negotiateRead(accept: ReadonlyArray<MediaRange>, opts: { readonly planEnabled?: boolean } = {}): Result<Negotiated> {
   for (const range of accept) {
+    if (opts.planEnabled) {
+      const plan = planRequest(range);
+      if (plan) return ok(plan);
+    }
     for (const offer of READ_OFFERS) {
       const typeOk = range.type === '*' || range.type === offer.type;
       const subOk = range.subtype === '*' || range.subtype === offer.subtype;

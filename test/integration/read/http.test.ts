@@ -226,3 +226,24 @@ t.test('computed fields: functions over a row type select, filter and order like
   const embedded = await s.request('/clients?select=name,projects(name,task_count)&id=eq.2');
   t.same(embedded.json(), [{ name: 'Apple', projects: [{ name: 'IOS', task_count: 2 }, { name: 'OSX', task_count: 2 }] }]);
 });
+
+t.test('execution plans (db-plan-enabled)', async (t) => {
+  const off = await server(t);
+  const refused = await off.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan+json' } });
+  t.equal(refused.status, 406, 'not offered unless db-plan-enabled');
+  t.equal(refused.json().code, 'DBRST107');
+
+  const s = await server(t, { 'db-plan-enabled': 'true' });
+  const json = await s.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan+json' } });
+  t.equal(json.status, 200);
+  t.equal(json.headers['content-type'], 'application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8');
+  const doc = json.json();
+  t.ok(Array.isArray(doc) && typeof doc[0].Plan['Node Type'] === 'string', 'EXPLAIN (FORMAT JSON) output');
+  t.notOk('Actual Rows' in doc[0].Plan, 'not analyzed unless asked');
+  const analyzed = await s.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan+json; options=analyze|buffers' } });
+  t.ok('Actual Rows' in analyzed.json()[0].Plan, 'options=analyze runs the query');
+  const text = await s.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan' } });
+  t.equal(text.status, 200);
+  t.equal(text.headers['content-type'], 'application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
+  t.match(text.text, /Scan/);
+});
