@@ -35,6 +35,8 @@ export const errors = {
   DBRST106: def('DBRST106', 406), // schema not in db-schemas
   DBRST107: def('DBRST107', 406), // none of the accepted media types is available
   DBRST108: def('DBRST108', 400), // filter on an embedded resource not in select
+  DBRST109: def('DBRST109', 400), // limited PATCH/DELETE without an order (PostgREST v12)
+  DBRST110: def('DBRST110', 400), // limited PATCH/DELETE changed more rows than the limit (PostgREST v12)
   DBRST111: def('DBRST111', 500), // invalid response.headers
   DBRST112: def('DBRST112', 500), // invalid response.status
   DBRST114: def('DBRST114', 400), // PUT with limit/offset
@@ -51,7 +53,7 @@ export const errors = {
   DBRST125: def('DBRST125', 404), // invalid path
   DBRST126: def('DBRST126', 404), // openapi disabled
   DBRST127: def('DBRST127', 400), // feature not implemented
-  DBRST128: def('DBRST128', 400), // limited update/delete without order on a unique column
+  DBRST128: def('DBRST128', 400), // max-affected with handling=strict on a function not returning SETOF/TABLE
   // 2xx: schema cache
   DBRST200: def('DBRST200', 400), // relationship not found
   DBRST201: def('DBRST201', 300), // ambiguous embedding

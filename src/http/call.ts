@@ -20,7 +20,7 @@ import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
 import { compile } from '../sql/fragment.js';
 import type { AppState } from './app.js';
-import { preferenceApplied, runWriteTransaction, setHeader, strictPreferences, writeError } from './mutate.js';
+import { explainStatement, preferenceApplied, runWriteTransaction, setHeader, strictPreferences, writeError } from './mutate.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const call = planCall(req, routine, cache, app.config);
@@ -34,17 +34,22 @@ export async function runCall(req: ApiRequest, routine: string, who: AuthResult,
  */
 export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthResult, _cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
+  const t0 = performance.now();
   const strict = strictPreferences(req.preferences);
   if (!strict.ok) return strict;
-  const media = negotiateRead(req.accept);
+  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const m = media.value.media;
   const shape: CallBodyShape = m === 'object' || m === 'object-stripped' ? 'single' : m === 'csv' ? 'rows' : 'json';
   const count = req.preferences.count === 'exact' || req.preferences.count === 'estimated';
 
-  const statement = compile(buildCallStatement(call, { body: shape, count }));
-  const outcome = await runWriteTransaction(req, who, app, [statement], call.readOnly);
+  const main = buildCallStatement(call, { body: shape, count });
+  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
+  const t1 = performance.now();
+  const outcome = await runWriteTransaction(req, who, app, [compile(main)], call.readOnly);
   if (!outcome.ok) return err(writeError(outcome, who, app));
+  const t2 = performance.now();
+  const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });
 
   const row = outcome.results[0]!.rows[0] as [string | null, string, string | null, string | null, string | null, unknown];
   const total = row[0] === null ? null : Number(row[0]);
@@ -59,7 +64,7 @@ export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthR
   if (!gucs.ok) return gucs;
   const applyGucs = (status: number, body: string | null): Result<ResponseSpec> => {
     for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
-    return ok({ status: gucs.value.status ?? status, headers, body });
+    return ok({ status: gucs.value.status ?? status, headers, body, timings: timings() });
   };
 
   if (call.result.kind === 'void') return applyGucs(204, null);

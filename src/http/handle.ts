@@ -9,6 +9,10 @@ import type { HttpInput } from '../request/http-input.js';
 import { headerValue } from '../request/http-input.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
+import { inputParams } from '../plan/call-plan.js';
+import { runCall } from './call.js';
+import { runMutate } from './mutate.js';
+import { runOptions } from './options.js';
 import { runRead } from './read.js';
 import { renderRoot } from './root.js';
 
@@ -40,7 +44,8 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     schemas: app.config.dbSchemas,
     routineArgNames: (schema, name) => {
       const routines = findRoutines(cache, schema, name);
-      return routines.length === 0 ? null : new Set(routines.flatMap((r) => r.params.map((p) => p.name)));
+      // Only input parameters: `GET /rpc/f?out_col=eq.x` filters on an output column.
+      return routines.length === 0 ? null : new Set(routines.flatMap((r) => inputParams(r).map((p) => p.name)));
     },
   });
   if (!parsed.ok) return fail(parsed.error);
@@ -48,17 +53,21 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   const t2 = performance.now();
 
   let result: Result<ResponseSpec>;
-  switch (req.target.kind) {
-    case 'root':
-      result = renderRoot(req, cache, app);
-      break;
-    case 'relation':
-      if (req.method === 'GET' || req.method === 'HEAD') result = await runRead(req, req.target.name, auth.value, cache, app);
-      else result = err(errors.DBRST117(`Unsupported HTTP method: ${req.method}`));
-      break;
-    case 'routine':
-      result = err(errors.DBRST117(`Unsupported HTTP method: ${req.method}`));
-      break;
+  if (req.method === 'OPTIONS') result = runOptions(req, cache, app);
+  else {
+    switch (req.target.kind) {
+      case 'root':
+        result = await renderRoot(req, cache, app);
+        break;
+      case 'relation':
+        result = req.method === 'GET' || req.method === 'HEAD'
+          ? await runRead(req, req.target.name, auth.value, cache, app)
+          : await runMutate(req, req.target.name, auth.value, cache, app);
+        break;
+      case 'routine':
+        result = await runCall(req, req.target.name, auth.value, cache, app);
+        break;
+    }
   }
   if (!result.ok) return fail(result.error);
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };

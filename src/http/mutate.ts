@@ -19,10 +19,10 @@ import { planMutate, type MutatePlan } from '../plan/mutate-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead, type Negotiated } from '../response/negotiate.js';
+import { negotiateRead, type Negotiated, type PlanOption, type PlanRequest } from '../response/negotiate.js';
 import { readBodyFor, singularError } from '../response/read-body.js';
 import type { ResponseSpec } from '../response/types.js';
-import { compile, type Statement } from '../sql/fragment.js';
+import { compile, constant, join, sql, type Sql, type Statement } from '../sql/fragment.js';
 import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
 import { contextSettings } from '../sql/tx-settings.js';
 import type { AppState } from './app.js';
@@ -31,20 +31,24 @@ import { preRequestStatement, txEnd, txPreferenceApplied } from './tx.js';
 
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
+  const t0 = performance.now();
   const plan = planMutate(req, relation, cache, cfg);
   if (!plan.ok) return plan;
   const strict = strictPreferences(req.preferences);
   if (!strict.ok) return strict;
-  const media = negotiateRead(req.accept);
+  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const singular = media.value.media === 'object' || media.value.media === 'object-stripped';
 
-  const statement = compile(buildMutateStatement(plan.value, { singular }));
-  const outcome = await runWriteTransaction(req, who, app, [statement]);
+  const main = buildMutateStatement(plan.value, { singular });
+  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, false);
+  const t1 = performance.now();
+  const outcome = await runWriteTransaction(req, who, app, [compile(main)]);
   if (!outcome.ok) return err(writeError(outcome, who, app, plan.value.rowLimit));
+  const t2 = performance.now();
 
   const row = outcome.results[0]!.rows[0] as [string, string | null, string | null, number | null, string | null, string | null, unknown];
-  return respondMutate(req, plan.value, media.value, cfg, {
+  const res = respondMutate(req, plan.value, media.value, cfg, {
     pageCount: Number(row[0]),
     body: row[1],
     location: row[2],
@@ -52,6 +56,39 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
     gucHeaders: row[4],
     gucStatus: row[5],
   });
+  return res.ok ? ok({ ...res.value, timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 } }) : res;
+}
+
+const EXPLAIN_OPTIONS: Readonly<Record<PlanOption, Sql>> = {
+  analyze: constant(', ANALYZE'),
+  verbose: constant(', VERBOSE'),
+  settings: constant(', SETTINGS'),
+  buffers: constant(', BUFFERS'),
+  wal: constant(', WAL'),
+};
+
+/**
+ * `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of a write or call
+ * instead of its result. With `analyze` the statement runs, in the request's transaction (so
+ * `Prefer: tx=rollback` keeps the database as it was).
+ */
+export async function explainStatement(
+  req: ApiRequest,
+  who: AuthResult,
+  app: AppState,
+  main: Sql,
+  plan: PlanRequest,
+  contentType: string,
+  readOnly: boolean,
+): Promise<Result<ResponseSpec>> {
+  const format = plan.format === 'json' ? constant('FORMAT JSON') : constant('FORMAT TEXT');
+  const options = join(plan.options.map((o) => EXPLAIN_OPTIONS[o]), constant(''));
+  const statement = compile(sql`EXPLAIN (${format}${options}) ${main}`);
+  const outcome = await runWriteTransaction(req, who, app, [statement], readOnly, false);
+  if (!outcome.ok) return err(writeError(outcome, who, app));
+  const rows = outcome.results[0]!.rows.map((r) => r[0]);
+  const body = plan.format === 'json' ? JSON.stringify(typeof rows[0] === 'string' ? JSON.parse(rows[0]) : rows[0]) : rows.join('\n');
+  return ok({ status: 200, headers: { 'Content-Type': contentType }, body: req.method === 'HEAD' ? null : body });
 }
 
 /** A write's transaction: read-write, ended as db-tx-end and `Prefer: tx` say. */
@@ -61,6 +98,7 @@ export async function runWriteTransaction(
   app: AppState,
   statements: ReadonlyArray<Statement>,
   readOnly = false,
+  prepared = app.config.dbPreparedStatements,
 ): Promise<TxOutcome> {
   const cfg = app.config;
   const end = txEnd(cfg, req.preferences);
@@ -68,11 +106,11 @@ export async function runWriteTransaction(
   const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
   return runTransaction(app.pool, {
     readOnly,
-    settings: contextSettings(req, who, cfg),
+    settings: contextSettings(req, who, cfg, app.roleSettings()),
     preRequest: preRequestStatement(cfg),
     statements: all,
     end,
-    prepared: cfg.dbPreparedStatements,
+    prepared,
   });
 }
 
@@ -105,16 +143,12 @@ export function writeError(
 
 /**
  * PostgREST v12's PGRST110: a limited PATCH/DELETE whose order columns were not unique changed
- * more rows than `limit`. TODO(lead): DBRST110 is not in errors/catalog.ts yet.
+ * more rows than `limit`.
  */
 function offLimitsChanges(rows: number, limit: number | null): ApiError {
-  return {
-    code: 'DBRST110',
-    status: 400,
-    message: 'The maximum number of rows allowed to change was surpassed',
+  return errors.DBRST110('The maximum number of rows allowed to change was surpassed', {
     details: `Results contain ${rows} rows changed but the maximum number allowed is ${limit ?? 'smaller'}`,
-    hint: null,
-  };
+  });
 }
 
 /** DBRST122 when `handling=strict` came with preferences we do not know. */

@@ -61,6 +61,15 @@ export const catalogType = (typeName: string): Sql => {
   return makeSql([{ kind: 'text', text: typeName }]);
 };
 
+/**
+ * A column DEFAULT expression exactly as pg_get_expr() printed it into the schema cache
+ * (`nextval('public.films_id_seq'::regclass)`, `now()`). Catalog text, never request text.
+ */
+export const catalogExpression = (text: string): Sql => {
+  if (text.includes('\u0000')) throw new Error('default expression contains a NUL byte');
+  return makeSql([{ kind: 'text', text }]);
+};
+
 export const empty: Sql = makeSql([]);
 
 export function join(items: ReadonlyArray<Sql>, separator: Sql = sql`, `): Sql {

@@ -1,0 +1,263 @@
+// MutatePlan → ONE statement (PostgREST's QueryBuilder.mutatePlanToQuery + Statements.prepareWrite).
+// Pure. The payload is ONE json parameter unpacked in SQL, typed by the schema cache:
+//
+//   WITH pgrst_mutation AS (
+//     INSERT INTO "s"."t" AS "t" ("a", "b")
+//     SELECT pgrst_body."a", pgrst_body."b"
+//     FROM (SELECT $1::json AS json_data) pgrst_payload,
+//          LATERAL (SELECT "a", "b" FROM json_to_recordset(pgrst_payload.json_data) AS _("a" integer, "b" text)) pgrst_body
+//     RETURNING "t".*),
+//   pgrst_source AS (<select= and embeds over pgrst_mutation, sql/read.ts's buildReadBody>)
+//   SELECT count, body, location, inserted, response.headers, response.status, postcondition
+//   FROM (SELECT * FROM pgrst_source) _postgrest_t
+//
+// Checks PostgREST makes after the statement and answers by rolling back (max-affected, PUT's key
+// match, a singular response) are written INTO the statement as a postcondition: when one fails the
+// statement raises, the transaction's COMMIT becomes a rollback, and http/ reads the failure back with
+// postconditionFailure(). So a write stays one round trip and never leaves partial changes.
+import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
+import { logicSql, orderSql } from './filters.js';
+import { catalogExpression, catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { buildReadBody, responseHeadersSql, responseStatusSql } from './read.js';
+
+
+// ---- postconditions -------------------------------------------------------------------------------
+
+/** A check on the response rows that, failing, aborts the transaction (PostgREST's SQL.condemn). */
+export interface Postcondition {
+  /** The error http/ answers with; the failing row count travels with it. */
+  readonly code: 'DBRST110' | 'DBRST115' | 'DBRST116' | 'DBRST124';
+  /** True when the request must fail; may use `count`. */
+  readonly fails: (count: Sql) => Sql;
+}
+
+const POSTCONDITION_MARK = 'dbrest-postcondition';
+
+/**
+ * `CASE WHEN <fails> THEN ('dbrest-postcondition DBRST124 ' || count)::integer END`: plain SQL has
+ * no RAISE, so a failed check makes an integer cast fail (22P02) with a recognisable text. The
+ * text includes the aggregate, so PostgreSQL cannot fold the branch at plan time.
+ */
+export function postconditionSql(checks: ReadonlyArray<Postcondition>, count: Sql): Sql {
+  if (checks.length === 0) return constant('NULL::integer');
+  const whens = checks.map((c) => {
+    const text = sql`(${value(`${POSTCONDITION_MARK} ${c.code} `, 'text')} || (${count})::text)::integer`;
+    return sql`WHEN ${c.fails(count)} THEN ${text}`;
+  });
+  return sql`CASE ${join(whens, constant(' '))} END`;
+}
+
+/** The failed postcondition behind a database error, or null when the error is a real one. */
+export function postconditionFailure(e: { readonly code: string; readonly message: string }): { readonly code: Postcondition['code']; readonly rows: number } | null {
+  if (e.code !== '22P02') return null;
+  const m = /"dbrest-postcondition (DBRST1\d\d) (\d+)"/.exec(e.message);
+  if (!m) return null;
+  return { code: m[1] as Postcondition['code'], rows: Number(m[2]) };
+}
+
+// ---- the statement ---------------------------------------------------------------------------------
+
+export interface MutateStatementOptions {
+  /** `Accept: application/vnd.pgrst.object+json`: exactly one row, else DBRST116 (rolled back). */
+  readonly singular: boolean;
+}
+
+/**
+ * One result row: `page_count` (bigint), `body` (JSON array text or NULL), `location` (JSON object
+ * text of the single inserted row's key, or NULL), `inserted` (rows really inserted by an upsert, or
+ * NULL), `response_headers`, `response_status`, `postcondition` (always NULL when it returns).
+ */
+export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOptions): Sql {
+  const ctes: Sql[] = [];
+  const m = plan.mutation;
+  const limited = m.kind === 'insert' ? null : m.limited;
+  if (limited) ctes.push(sql`pgrst_affected_rows AS (${affectedRowsSql(plan, limited)})`);
+  ctes.push(sql`pgrst_mutation AS (${mutationSql(plan)})`);
+  const representation = plan.representation === 'representation';
+  const rowsFrom = representation && plan.read ? constant('pgrst_source') : constant('pgrst_mutation');
+  if (representation && plan.read) ctes.push(sql`pgrst_source AS (${buildReadBody(constant('pgrst_mutation'), plan.read)})`);
+
+  const count = constant('pg_catalog.count(_postgrest_t)');
+  const body = representation ? sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text` : constant('NULL::text');
+  const location =
+    m.kind === 'insert' && plan.action === 'create' && plan.representation === 'headers-only' && plan.primaryKey.length > 0
+      ? sql`CASE WHEN ${count} = 1 THEN (pg_catalog.json_agg(_postgrest_t) -> 0)::text END`
+      : constant('NULL::text');
+  const inserted = plan.countInserted
+    ? constant(`nullif(pg_catalog.current_setting('dbrest.inserted', true), '')::integer`)
+    : constant('NULL::integer');
+
+  const checks: Postcondition[] = [];
+  if (plan.action === 'upsert') checks.push({ code: 'DBRST115', fails: (n) => sql`${n} <> 1` });
+  if (opts.singular) checks.push({ code: 'DBRST116', fails: (n) => sql`${n} <> 1` });
+  if (plan.maxAffected !== null) {
+    const max = plan.maxAffected;
+    checks.push({ code: 'DBRST124', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
+  }
+  if (plan.rowLimit !== null) {
+    const max = plan.rowLimit;
+    checks.push({ code: 'DBRST110', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
+  }
+
+  return sql`WITH ${join(ctes)} SELECT ${count} AS page_count, ${body} AS body, ${location} AS location, ${inserted} AS inserted, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (SELECT * FROM ${rowsFrom}) AS _postgrest_t`;
+}
+
+/** The INSERT / UPDATE / DELETE (or the empty-update SELECT) that goes into `pgrst_mutation`. */
+export function mutationSql(plan: MutatePlan): Sql {
+  const m = plan.mutation;
+  const target = sql`${qualified(plan.relation)} AS ${ident(plan.alias)}`;
+  const returning = returningSql(plan.alias, plan.returning);
+  const where = (conds: ReadonlyArray<Sql>) => (conds.length === 0 ? constant('') : sql` WHERE ${join(conds, constant(' AND '))}`);
+  const noEmbeds = () => {
+    throw new Error('a write filter cannot name an embedded resource');
+  };
+  switch (m.kind) {
+    case 'insert': {
+      const cols = m.body.columns;
+      const colList = cols.length === 0 ? constant('') : sql` (${join(cols.map((c) => ident(c.name)))})`;
+      const conds: Sql[] = [];
+      // Count candidate rows (+1) and conflicting ones (-1): what remains was inserted (PostgREST).
+      if (plan.countInserted) conds.push(insertedCounter(+1));
+      for (const c of m.putConditions) conds.push(logicSql('pgrst_body', c, noEmbeds));
+      let conflict = constant('');
+      if (m.onConflict && m.onConflict.columns.length > 0) {
+        const on = join(m.onConflict.columns.map(ident));
+        if (m.onConflict.action === 'ignore' || cols.length === 0) {
+          conflict = sql` ON CONFLICT (${on}) DO NOTHING`;
+        } else {
+          const set = join(cols.map((c) => sql`${ident(c.name)} = EXCLUDED.${ident(c.name)}`));
+          const onUpdate = plan.countInserted ? sql` WHERE ${insertedCounter(-1)}` : constant('');
+          conflict = sql` ON CONFLICT (${on}) DO UPDATE SET ${set}${onUpdate}`;
+        }
+      }
+      const select = join(cols.map((c) => sql`pgrst_body.${ident(c.name)}`));
+      return sql`INSERT INTO ${target}${colList} SELECT ${select} ${payloadFromSql(m.body)}${where(conds)}${conflict} ${returning}`;
+    }
+    case 'update': {
+      const cols = m.body.columns;
+      if (cols.length === 0) {
+        // Nothing to set: no row changes, but the representation still has its columns.
+        return sql`SELECT ${returningList(plan.alias, plan.returning)} FROM ${target} WHERE false`;
+      }
+      const set = join(cols.map((c) => sql`${ident(c.name)} = pgrst_body.${ident(c.name)}`));
+      if (m.limited) {
+        return sql`UPDATE ${target} SET ${set} ${payloadFromSql(m.body)}, pgrst_affected_rows${where([identityMatch(plan.alias, m.limited)])} ${returning}`;
+      }
+      const conds = m.where.map((l) => logicSql(plan.alias, l, noEmbeds));
+      return sql`UPDATE ${target} SET ${set} ${payloadFromSql(m.body)}${where(conds)} ${returning}`;
+    }
+    case 'delete': {
+      if (m.limited) {
+        return sql`DELETE FROM ${target} USING pgrst_affected_rows${where([identityMatch(plan.alias, m.limited)])} ${returning}`;
+      }
+      const conds = m.where.map((l) => logicSql(plan.alias, l, noEmbeds));
+      return sql`DELETE FROM ${target}${where(conds)} ${returning}`;
+    }
+  }
+}
+
+/**
+ * The rows a limited PATCH/DELETE may touch: `SELECT <identity> FROM t WHERE … ORDER BY … LIMIT n
+ * OFFSET m` (PostgREST's pgrst_affected_rows).
+ */
+function affectedRowsSql(plan: MutatePlan, limited: LimitedRows): Sql {
+  const m = plan.mutation;
+  const where = m.kind === 'insert' ? [] : m.where;
+  const a = ident(plan.alias);
+  const ids =
+    limited.identity.kind === 'ctid'
+      ? sql`${a}.tableoid AS pgrst_tableoid, ${a}.ctid AS pgrst_ctid`
+      : join(limited.identity.columns.map((c) => sql`${a}.${ident(c)}`));
+  const noEmbeds = () => {
+    throw new Error('a write filter cannot name an embedded resource');
+  };
+  let q = sql`SELECT ${ids} FROM ${qualified(plan.relation)} AS ${a}`;
+  if (where.length > 0) q = sql`${q} WHERE ${join(where.map((l) => logicSql(plan.alias, l, noEmbeds)), constant(' AND '))}`;
+  if (limited.order.length > 0) q = sql`${q} ORDER BY ${orderSql(plan.alias, limited.order, noEmbeds)}`;
+  if (limited.range.limit !== null) q = sql`${q} LIMIT ${value(limited.range.limit, 'bigint')}`;
+  if (limited.range.offset > 0) q = sql`${q} OFFSET ${value(limited.range.offset, 'bigint')}`;
+  return q;
+}
+
+function identityMatch(alias: string, limited: LimitedRows): Sql {
+  const a = ident(alias);
+  if (limited.identity.kind === 'ctid') {
+    return sql`${a}.tableoid = pgrst_affected_rows.pgrst_tableoid AND ${a}.ctid = pgrst_affected_rows.pgrst_ctid`;
+  }
+  return join(
+    limited.identity.columns.map((c) => sql`${a}.${ident(c)} = pgrst_affected_rows.${ident(c)}`),
+    constant(' AND '),
+  );
+}
+
+function returningList(alias: string, r: Returning): Sql {
+  switch (r.kind) {
+    case 'none':
+      return constant('1');
+    case 'all':
+      return sql`${ident(alias)}.*`;
+    case 'columns':
+      return join(r.columns.map((c) => sql`${ident(alias)}.${ident(c)}`));
+  }
+}
+
+const returningSql = (alias: string, r: Returning): Sql => sql`RETURNING ${returningList(alias, r)}`;
+
+/**
+ * `set_config('dbrest.inserted', n ± 1)`, always true: +1 per candidate row of an upsert, -1 per row
+ * that took the DO UPDATE path, so the setting ends at the number of rows really inserted.
+ */
+function insertedCounter(delta: 1 | -1): Sql {
+  const current = constant(`coalesce(nullif(pg_catalog.current_setting('dbrest.inserted', true), '')::integer, 0)`);
+  return delta === 1
+    ? sql`pg_catalog.set_config('dbrest.inserted', (${current} + 1)::text, true) <> '0'`
+    : sql`pg_catalog.set_config('dbrest.inserted', (${current} - 1)::text, true) <> '-1'`;
+}
+
+// ---- the payload -------------------------------------------------------------------------------
+
+/**
+ * `FROM (SELECT $1::json AS json_data) pgrst_payload, LATERAL (SELECT … FROM json_to_recordset(…)
+ * AS _(col type, …)) pgrst_body` (PostgREST's fromJsonBodyF). With `Prefer: missing=default` the
+ * payload is jsonb and each element first gets `{"col": <DEFAULT>}` for every key it lacks — the
+ * default is evaluated only for the rows that miss it (PostgREST evaluates it for every row).
+ */
+export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: boolean } = {}): Sql {
+  const defaults = body.applyDefaults ? body.columns.filter((c) => c.default !== null) : [];
+  const useDefaults = defaults.length > 0;
+  const param = useDefaults ? value(body.text, 'jsonb') : value(body.text, 'json');
+  let from = sql`FROM (SELECT ${param} AS json_data) pgrst_payload`;
+  let src = constant('pgrst_payload.json_data');
+  if (useDefaults) {
+    const withDefaults = (elem: Sql) =>
+      join(
+        [
+          ...defaults.map(
+            (c) =>
+              sql`(CASE WHEN ${elem} ? ${value(c.name, 'text')} THEN '{}'::jsonb ELSE pg_catalog.jsonb_build_object(${value(c.name, 'text')}, ${catalogExpression(c.default!)}) END)`,
+          ),
+          elem,
+        ],
+        constant(' || '),
+      );
+    from = body.isObject
+      ? sql`${from}, LATERAL (SELECT ${withDefaults(constant('pgrst_payload.json_data'))} AS val) pgrst_json_defs`
+      : sql`${from}, LATERAL (SELECT pg_catalog.jsonb_agg(${withDefaults(constant('elem'))}) AS val FROM pg_catalog.jsonb_array_elements(pgrst_payload.json_data) AS elem) pgrst_json_defs`;
+    src = constant('pgrst_json_defs.val');
+  }
+  const fn = useDefaults
+    ? body.isObject ? constant('pg_catalog.jsonb_to_record') : constant('pg_catalog.jsonb_to_recordset')
+    : body.isObject ? constant('pg_catalog.json_to_record') : constant('pg_catalog.json_to_recordset');
+  const limit = opts.limitOne ? constant(' LIMIT 1') : constant('');
+  let rows: Sql;
+  if (body.columns.length === 0) {
+    // `{}` is one row of nothing; `[{}, {}]` as many rows as elements.
+    const elements = useDefaults ? constant('pg_catalog.jsonb_array_elements') : constant('pg_catalog.json_array_elements');
+    rows = body.isObject ? sql`SELECT FROM (VALUES (1)) AS _` : sql`SELECT FROM ${elements}(${src}) AS _`;
+  } else {
+    const names = join(body.columns.map((c) => ident(c.name)));
+    const typed = join(body.columns.map((c) => sql`${ident(c.name)} ${catalogType(c.type)}`));
+    rows = sql`SELECT ${names} FROM ${fn}(${src}) AS _(${typed})`;
+  }
+  return sql`${from}, LATERAL (${rows}${limit}) pgrst_body`;
+}
