@@ -1,29 +1,52 @@
-// `dbrest openapi`: print the API root document for the default schema, as GET / answers it.
+// `dbrest openapi [config-file]`: print the root document of the default schema, in the configured
+// openapi-version (2.0 unless `--openapi-version 3.1`), as GET / would answer it. Wiring only: the
+// document comes from response/openapi (the same model and renderers as the server).
+//
+// Whose privileges: with openapi-mode = follow-privileges, those of db-anon-role (an anonymous
+// request's view), or of the connecting user when no anonymous role is set; otherwise (also when
+// openapi-mode = disabled, which only closes the HTTP endpoint) every relation and routine.
+import chalk from 'chalk';
 import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { AppConfig } from '../config/types.js';
-import { buildSwagger } from '../response/openapi/swagger.js';
+import { accessQuestion, buildAccessStatement, readAccessRow } from '../response/openapi/access.js';
+import { buildOpenApiDocument } from '../response/openapi/document.js';
+import { quoteIdent } from '../sql/fragment.js';
 import { VERSION } from '../version.js';
 
-export async function runOpenapi(config: AppConfig): Promise<number> {
+interface Output {
+  readonly stdout: { write(s: string): unknown };
+  readonly stderr: { write(s: string): unknown };
+}
+
+/** `runOpenapi(config)` prints to the process streams; the CLI passes its io in `ctx`. Returns the exit code. */
+export async function runOpenapi(config: AppConfig, _loaded?: unknown, ctx?: { readonly io?: Output }): Promise<number> {
+  const out = ctx?.io?.stdout ?? process.stdout;
+  const errOut = ctx?.io?.stderr ?? process.stderr;
   if (!config.dbUri) {
-    process.stderr.write('✖ db-uri: `dbrest openapi` needs a database (set db-uri)\n');
+    errOut.write(`${chalk.red('✖')} db-uri: \`dbrest openapi\` needs a database (set db-uri)\n`);
     return 1;
   }
+  const schema = config.dbSchemas[0]!;
   const client = new pg.Client({ connectionString: config.dbUri });
-  await client.connect();
+  client.on('error', () => undefined);
   try {
+    await client.connect();
     const { cache } = await loadSchemaCache(client, config.dbSchemas);
-    const doc = buildSwagger(cache, {
-      schema: config.dbSchemas[0]!,
-      proxyUri: config.openapiServerProxyUri,
-      serverHost: config.serverHost,
-      serverPort: config.serverPort,
-      version: VERSION,
-    });
-    process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+    const question = accessQuestion(cache, schema, config.openapiMode === 'follow-privileges');
+    const statement = buildAccessStatement(question);
+    await client.query('BEGIN READ ONLY');
+    if (question.followPrivileges && config.dbAnonRole) await client.query(`SET LOCAL ROLE ${quoteIdent(config.dbAnonRole)}`);
+    const res = await client.query({ text: statement.text, values: [...statement.values], rowMode: 'array' });
+    await client.query('ROLLBACK');
+    const scope = readAccessRow(question, (res.rows[0] as unknown[] | undefined) ?? []);
+    const doc = buildOpenApiDocument(cache, scope, config, config.openapiVersion, VERSION);
+    out.write(JSON.stringify(doc, null, 2) + '\n');
     return 0;
+  } catch (e) {
+    errOut.write(`${chalk.red('✖')} openapi failed: ${(e as Error).message}\n`);
+    return 1;
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }

@@ -1,82 +1,121 @@
-// The API root document: PostgREST's Swagger 2.0 shape, built from the schema cache. Pure.
-// Partial for now: paths and definitions of relations and routines; the read/write issues add
-// parameters and responses per operation.
-import type { Relation, Routine, SchemaCache } from '../../catalog/types.js';
+// The API model (model.ts) as Swagger 2.0, the document PostgREST serves at its root path, key for
+// key, so tools built for PostgREST's document (Swagger UI, postgrest-js type generators) read this
+// one unchanged. Pure: rendering only; what the API offers is decided in model.ts.
+import {
+  type ApiModel,
+  type ObjectSchema,
+  type Operation,
+  type ParameterUse,
+  type SharedParameter,
+  type ValueSchema,
+} from './model.js';
+import { pointerRef } from './refs.js';
 
-export interface OpenApiOptions {
-  readonly schema: string;
-  readonly proxyUri: string | null;
-  readonly serverHost: string;
-  readonly serverPort: number;
-  readonly version: string;
-}
+type Json = Record<string, unknown>;
 
-const jsonType = (t: string): { type: string; format?: string } => {
-  const base = t.replace(/\(.*\)/, '').replace(/\[\]$/, '');
-  if (t.endsWith('[]')) return { type: 'array' };
-  if (/^(smallint|integer|bigint)$/.test(base)) return { type: 'integer', format: base };
-  if (/^(real|double precision|numeric)$/.test(base)) return { type: 'number', format: base };
-  if (base === 'boolean') return { type: 'boolean', format: 'boolean' };
-  if (base === 'json' || base === 'jsonb') return { type: 'object' } as { type: string };
-  return { type: 'string', format: base };
-};
+const definitionRef = (name: string): Json => ({ $ref: pointerRef('definitions', name) });
 
-function definition(rel: Relation) {
-  const properties: Record<string, unknown> = {};
-  for (const c of rel.columns) {
-    properties[c.name] = {
-      ...jsonType(c.type),
-      ...(c.description ? { description: c.description } : {}),
-      ...(c.default !== null ? { default: c.default } : {}),
-      ...(c.enumValues.length > 0 ? { enum: c.enumValues } : {}),
-      ...(c.maxLength !== null ? { maxLength: c.maxLength } : {}),
-    };
-  }
-  const required = rel.columns.filter((c) => !c.nullable && c.default === null && !c.generated).map((c) => c.name);
-  return { type: 'object', ...(required.length ? { required } : {}), properties, ...(rel.description ? { description: rel.description } : {}) };
-}
-
-function relationPath(rel: Relation) {
-  const ok = { '200': { description: 'OK' } };
-  const ops: Record<string, unknown> = { get: { tags: [rel.name], ...(rel.description ? { summary: rel.description } : {}), responses: ok } };
-  if (rel.insertable) ops['post'] = { tags: [rel.name], responses: { '201': { description: 'Created' } } };
-  if (rel.updatable) ops['patch'] = { tags: [rel.name], responses: { '204': { description: 'No Content' } } };
-  if (rel.deletable) ops['delete'] = { tags: [rel.name], responses: { '204': { description: 'No Content' } } };
-  return ops;
-}
-
-function routinePath(r: Routine) {
-  const op = { tags: ['(rpc) ' + r.name], ...(r.description ? { summary: r.description } : {}), responses: { '200': { description: 'OK' } } };
-  return r.volatility === 'volatile' ? { post: op } : { get: op, post: op };
-}
-
-export function buildSwagger(cache: SchemaCache, opts: OpenApiOptions): Record<string, unknown> {
-  const relations = cache.relations.filter((r) => r.schema === opts.schema);
-  const routines = cache.routines.filter((r) => r.schema === opts.schema);
-  const paths: Record<string, unknown> = { '/': { get: { tags: ['Introspection'], summary: 'OpenAPI description (this document)', produces: ['application/openapi+json', 'application/json'], responses: { '200': { description: 'OK' } } } } };
-  for (const rel of relations) paths['/' + rel.name] = relationPath(rel);
-  for (const r of routines) paths['/rpc/' + r.name] = routinePath(r);
-  const definitions: Record<string, unknown> = {};
-  for (const rel of relations) definitions[rel.name] = definition(rel);
-
-  let host = `${opts.serverHost}:${opts.serverPort}`;
-  let basePath = '/';
-  let schemes = ['http'];
-  if (opts.proxyUri) {
-    const u = new URL(opts.proxyUri);
-    host = u.host;
-    basePath = u.pathname || '/';
-    schemes = [u.protocol.replace(':', '')];
-  }
+function valueSchema(v: ValueSchema): Json {
   return {
-    swagger: '2.0',
-    info: { description: `dbrest API for schema ${opts.schema}`, title: 'dbrest API', version: opts.version },
-    host,
-    basePath,
-    schemes,
-    consumes: ['application/json', 'application/vnd.pgrst.object+json;nulls=stripped', 'application/vnd.pgrst.object+json', 'text/csv'],
-    produces: ['application/json', 'application/vnd.pgrst.object+json;nulls=stripped', 'application/vnd.pgrst.object+json', 'text/csv'],
-    paths,
-    definitions,
+    ...(v.default !== undefined ? { default: v.default } : {}),
+    ...(v.description !== undefined ? { description: v.description } : {}),
+    ...(v.enum !== undefined ? { enum: v.enum } : {}),
+    format: v.format,
+    ...(v.maxLength !== undefined ? { maxLength: v.maxLength } : {}),
+    ...(v.type !== null ? { type: v.type } : {}),
+    ...(v.items !== undefined ? { items: v.items.type !== null ? { type: v.items.type } : {} } : {}),
   };
 }
+
+function objectSchema(o: ObjectSchema): Json {
+  return {
+    ...(o.required.length > 0 ? { required: o.required } : {}),
+    ...(o.properties.length > 0 ? { properties: Object.fromEntries(o.properties.map(([k, v]) => [k, valueSchema(v)])) } : {}),
+    type: 'object',
+    ...(o.description !== undefined ? { description: o.description } : {}),
+  };
+}
+
+function sharedParameter(p: SharedParameter): Json {
+  if (p.kind === 'body') {
+    return { name: p.name, description: p.description, required: false, in: 'body', schema: definitionRef(p.definition) };
+  }
+  return {
+    name: p.name,
+    ...(p.description !== undefined ? { description: p.description } : {}),
+    required: false,
+    ...(p.enum !== undefined ? { enum: p.enum } : {}),
+    ...(p.default !== undefined ? { default: p.default } : {}),
+    in: p.kind,
+    type: 'string',
+  };
+}
+
+function parameterUse(u: ParameterUse): Json {
+  switch (u.kind) {
+    case 'ref':
+      return { $ref: pointerRef('parameters', u.key) };
+    case 'args-body':
+      return { name: 'args', required: true, in: 'body', schema: objectSchema(u.schema) };
+    case 'arg': {
+      const s = u.schema;
+      if (u.variadic) {
+        // PostgREST: repeated query parameters, `?v=1&v=2`
+        return {
+          name: u.name,
+          required: u.required,
+          in: 'query',
+          type: s.type ?? 'string',
+          collectionFormat: 'multi',
+          items: { format: s.format.replace(/\[\]$/, ''), ...(s.items?.type ? { type: s.items.type } : {}) },
+        };
+      }
+      // A query parameter needs a type: arrays (`{1,2}`) and JSON travel as strings.
+      const type = s.type === null || s.type === 'array' ? 'string' : s.type;
+      return { format: s.format, in: 'query', name: u.name, required: u.required, type };
+    }
+  }
+}
+
+function operation(op: Operation): Json {
+  return {
+    tags: op.tags,
+    ...(op.summary !== undefined ? { summary: op.summary } : {}),
+    ...(op.description !== undefined ? { description: op.description } : {}),
+    ...(op.parameters.length > 0 ? { parameters: op.parameters.map(parameterUse) } : {}),
+    ...(op.produces !== undefined ? { produces: op.produces } : {}),
+    responses: Object.fromEntries(op.responses.map((r) => [
+      String(r.status),
+      { description: r.description, ...(r.rowsOf !== undefined ? { schema: { items: definitionRef(r.rowsOf), type: 'array' } } : {}) },
+    ])),
+  };
+}
+
+/** Render the model as PostgREST's Swagger 2.0 document. */
+export function renderSwagger(model: ApiModel): Json {
+  const { server } = model;
+  return {
+    swagger: '2.0',
+    info: { description: model.info.description, title: model.info.title, version: model.info.version },
+    host: `${hostName(server.host)}:${server.port}`,
+    basePath: server.basePath,
+    schemes: [server.scheme],
+    consumes: model.consumes,
+    produces: model.produces,
+    paths: Object.fromEntries(model.paths.map((p) => [p.path, Object.fromEntries(p.operations.map((o) => [o.method, operation(o)]))])),
+    definitions: Object.fromEntries(model.definitions.map((d) => [d.name, objectSchema(d.schema)])),
+    parameters: Object.fromEntries(model.parameters.map(([k, p]) => [k, sharedParameter(p)])),
+    ...(model.security
+      ? {
+          securityDefinitions: {
+            JWT: { type: 'apiKey', description: 'Add the token prepending "Bearer " (without quotes) to it', name: 'Authorization', in: 'header' },
+          },
+          security: [{ JWT: [] }],
+        }
+      : {}),
+    externalDocs: model.externalDocs,
+  };
+}
+
+/** An IPv6 address is written in brackets before the port. */
+const hostName = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);

@@ -1,0 +1,80 @@
+// What the root document covers for one request: the schema's comment (its title and description)
+// and, with openapi-mode = follow-privileges, which of the schema cache's relations and routines the
+// request's role may access. One statement, run in the request's transaction after the role switch
+// (http/root.ts), so privileges are the role's own, exactly as PostgREST's accessibleTables /
+// accessibleFuncs / schemaDescription queries see them. Pure: builds the statement and reads its row.
+//
+// The objects are the schema cache's, passed as arrays (qualified names, regprocedure signatures)
+// and resolved with to_regclass/to_regprocedure, so an object dropped since the cache was loaded
+// is simply left out rather than failing the request.
+import type { SchemaCache } from '../../catalog/types.js';
+import { quoteIdent, type Statement } from '../../sql/fragment.js';
+import type { ApiScope } from './model.js';
+
+const DESCRIPTION_SQL = `SELECT (
+  SELECT d.description
+  FROM pg_catalog.pg_namespace n
+  JOIN pg_catalog.pg_description d
+    ON d.objoid = n.oid AND d.classoid = 'pg_catalog.pg_namespace'::pg_catalog.regclass AND d.objsubid = 0
+  WHERE n.nspname = $1
+)`;
+
+// PostgREST's accessibleTables condition: owned (through membership), or any table privilege, or
+// any column privilege. Routines: EXECUTE. Indexes are 1-based positions in the arrays.
+const ACCESS_SQL = `${DESCRIPTION_SQL},
+(
+  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
+  FROM pg_catalog.unnest($2::text[]) WITH ORDINALITY AS r (name, i)
+  JOIN pg_catalog.pg_class c ON c.oid = pg_catalog.to_regclass(r.name)
+  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+     OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+     OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
+),
+(
+  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
+  FROM pg_catalog.unnest($3::text[]) WITH ORDINALITY AS r (signature, i)
+  WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
+)`;
+
+/** The relations and routines of `schema` the statement asks about, in the arrays' order. */
+export interface AccessQuestion {
+  readonly schema: string;
+  readonly followPrivileges: boolean;
+  readonly relations: ReadonlyArray<string>;
+  readonly routines: ReadonlyArray<string>;
+}
+
+export function accessQuestion(cache: SchemaCache, schema: string, followPrivileges: boolean): AccessQuestion {
+  return {
+    schema,
+    followPrivileges,
+    relations: followPrivileges ? cache.relations.filter((r) => r.schema === schema).map((r) => r.name) : [],
+    routines: followPrivileges ? cache.routines.filter((r) => r.schema === schema).map((r) => r.signature) : [],
+  };
+}
+
+/** One row: the schema comment, then (follow-privileges) JSON arrays of accessible positions. */
+export function buildAccessStatement(q: AccessQuestion): Statement {
+  if (!q.followPrivileges) return { text: DESCRIPTION_SQL, values: [q.schema] };
+  const qualifiedNames = q.relations.map((name) => `${quoteIdent(q.schema)}.${quoteIdent(name)}`);
+  return { text: ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines] };
+}
+
+function positions(cell: unknown): number[] {
+  if (cell === null || cell === undefined) return [];
+  const parsed: unknown = typeof cell === 'string' ? JSON.parse(cell) : cell;
+  return Array.isArray(parsed) ? parsed.map(Number) : [];
+}
+
+/** The statement's row (an array of cells) → the scope of the document. */
+export function readAccessRow(q: AccessQuestion, row: ReadonlyArray<unknown>): ApiScope {
+  const description = row[0];
+  const schemaDescription = typeof description === 'string' ? description : null;
+  if (!q.followPrivileges) return { schema: q.schema, relations: null, routines: null, schemaDescription };
+  return {
+    schema: q.schema,
+    relations: new Set(positions(row[1]).map((i) => q.relations[i - 1]!).filter((n) => n !== undefined)),
+    routines: new Set(positions(row[2]).map((i) => q.routines[i - 1]!).filter((n) => n !== undefined)),
+    schemaDescription,
+  };
+}

@@ -1,0 +1,406 @@
+// One neutral model of the API that the root path describes: PostgREST's OpenAPI output
+// (src/PostgREST/Response/OpenAPI.hs) taken apart into paths, operations, shared parameters and
+// definitions, without committing to a document format. swagger.ts renders it as Swagger 2.0
+// (PostgREST's document, key for key) and openapi31.ts as OpenAPI 3.1; neither decides anything
+// about the API itself. Pure: built from the schema cache, the objects the request's role may see
+// (access.ts) and the configuration.
+import type { Column, Relation, Relationship, Routine, SchemaCache } from '../../catalog/types.js';
+import { arrayItemsOf, columnTypeName, jsonTypeOf, withoutPublic, type JsonType } from './pg-types.js';
+
+export type { JsonType };
+
+/** A column's or an argument's schema. `type` null: any JSON value (json, jsonb). */
+export interface ValueSchema {
+  /** The PostgreSQL type, as PostgREST spells it (`character varying`, `integer[]`, `test.mood`). */
+  readonly format: string;
+  readonly type: JsonType | null;
+  /** Element schema of an array (`type: 'array'`). */
+  readonly items?: { readonly type: JsonType | null };
+  readonly description?: string;
+  /** The column default, when it reads as a JSON value (PostgREST's parseDefault). */
+  readonly default?: unknown;
+  readonly enum?: ReadonlyArray<string>;
+  readonly maxLength?: number;
+  /** Whether null is a valid value. Swagger 2.0 cannot say so; OpenAPI 3.1 uses a type array. */
+  readonly nullable: boolean;
+}
+
+export interface ObjectSchema {
+  readonly description?: string;
+  readonly properties: ReadonlyArray<readonly [string, ValueSchema]>;
+  readonly required: ReadonlyArray<string>;
+}
+
+/** A table's or view's row (Swagger `#/definitions/<name>`, OpenAPI 3.1 `#/components/schemas/<name>`). */
+export interface Definition {
+  readonly name: string;
+  readonly schema: ObjectSchema;
+}
+
+/**
+ * A parameter operations refer to by key (`select`, `rowFilter.films.id`, `body.films`). Query and
+ * header parameters are optional strings; a body parameter carries a row of `definition`.
+ */
+export type SharedParameter =
+  | {
+      readonly kind: 'query' | 'header';
+      readonly name: string;
+      readonly description?: string;
+      readonly enum?: ReadonlyArray<string>;
+      readonly default?: string;
+    }
+  | { readonly kind: 'body'; readonly name: string; readonly description: string; readonly definition: string };
+
+/** A parameter as an operation lists it, in order. */
+export type ParameterUse =
+  | { readonly kind: 'ref'; readonly key: string }
+  /** `GET /rpc/f?arg=…`: one query parameter per argument; a variadic one repeats (`?v=1&v=2`). */
+  | { readonly kind: 'arg'; readonly name: string; readonly required: boolean; readonly variadic: boolean; readonly schema: ValueSchema }
+  /** `POST /rpc/f`: the arguments as one JSON object (`args`, required). */
+  | { readonly kind: 'args-body'; readonly schema: ObjectSchema };
+
+export interface ResponseModel {
+  readonly status: number;
+  readonly description: string;
+  /** The body is the rows of this definition (a JSON array; one object for the singular media type). */
+  readonly rowsOf?: string;
+}
+
+export type HttpVerb = 'get' | 'post' | 'patch' | 'delete';
+
+export interface Operation {
+  readonly method: HttpVerb;
+  readonly tags: ReadonlyArray<string>;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly parameters: ReadonlyArray<ParameterUse>;
+  /** Media types of the response when not the document's (`produces`). */
+  readonly produces?: ReadonlyArray<string>;
+  readonly responses: ReadonlyArray<ResponseModel>;
+}
+
+export interface PathModel {
+  readonly path: string;
+  readonly operations: ReadonlyArray<Operation>;
+}
+
+/** Where the API is served: the proxy URI, else server-host/server-port (PostgREST's proxyUri). */
+export interface ServerModel {
+  readonly scheme: 'http' | 'https';
+  readonly host: string;
+  readonly port: number;
+  readonly basePath: string;
+}
+
+export interface ApiModel {
+  readonly info: { readonly title: string; readonly description: string; readonly version: string };
+  readonly server: ServerModel;
+  /** Media types of request and response bodies, unless an operation says otherwise. */
+  readonly consumes: ReadonlyArray<string>;
+  readonly produces: ReadonlyArray<string>;
+  readonly paths: ReadonlyArray<PathModel>;
+  readonly definitions: ReadonlyArray<Definition>;
+  readonly parameters: ReadonlyArray<readonly [string, SharedParameter]>;
+  /** openapi-security-active: a JWT in the Authorization header, required by every operation. */
+  readonly security: boolean;
+  readonly externalDocs: { readonly description: string; readonly url: string };
+}
+
+/** What the document covers: one schema, and (follow-privileges) what the role may access. */
+export interface ApiScope {
+  readonly schema: string;
+  /** Names of the relations to describe; null: every relation of the schema. */
+  readonly relations: ReadonlySet<string> | null;
+  /** Signatures (`Routine.signature`) of the routines to describe; null: every routine. */
+  readonly routines: ReadonlySet<string> | null;
+  /** COMMENT ON SCHEMA: first line the title, the rest the description. */
+  readonly schemaDescription: string | null;
+}
+
+export interface ApiModelOptions {
+  readonly proxyUri: string | null;
+  readonly serverHost: string;
+  readonly serverPort: number;
+  /** dbrest's version (info.version). */
+  readonly version: string;
+  readonly securityActive: boolean;
+}
+
+export const MEDIA = {
+  json: 'application/json',
+  objectStripped: 'application/vnd.pgrst.object+json;nulls=stripped',
+  object: 'application/vnd.pgrst.object+json',
+  csv: 'text/csv',
+  openapi: 'application/openapi+json',
+} as const;
+
+const DOCUMENT_MEDIA: ReadonlyArray<string> = [MEDIA.json, MEDIA.objectStripped, MEDIA.object, MEDIA.csv];
+const ROUTINE_MEDIA: ReadonlyArray<string> = [MEDIA.json, MEDIA.objectStripped, MEDIA.object];
+
+export const DEFAULT_TITLE = 'dbrest API';
+export const DEFAULT_DESCRIPTION = 'This is a dynamic API generated by dbrest';
+/** dbrest serves PostgREST's API: its reference is the documentation of every path here. */
+export const EXTERNAL_DOCS = { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/stable/references/api.html' } as const;
+
+export function buildApiModel(cache: SchemaCache, scope: ApiScope, opts: ApiModelOptions): ApiModel {
+  const relations = cache.relations.filter((r) => r.schema === scope.schema && (scope.relations === null || scope.relations.has(r.name)));
+  // Procedures are not called through /rpc (PostgREST lists functions only: prokind = 'f').
+  const routines = uniqueByName(
+    cache.routines.filter((r) => r.schema === scope.schema && !r.isProcedure && (scope.routines === null || scope.routines.has(r.signature))),
+  );
+  const [title, description] = splitComment(scope.schemaDescription);
+  return {
+    info: { title: title ?? DEFAULT_TITLE, description: description ?? DEFAULT_DESCRIPTION, version: opts.version },
+    server: serverOf(opts),
+    consumes: DOCUMENT_MEDIA,
+    produces: DOCUMENT_MEDIA,
+    paths: [rootPath(), ...relations.map(relationPath), ...routines.map(routinePath)],
+    definitions: relations.map((r) => ({ name: r.name, schema: relationSchema(r, cache.relationships, cache.relations) })),
+    parameters: [...COMMON_PARAMETERS, ...relations.flatMap(relationParameters)],
+    security: opts.securityActive,
+    externalDocs: EXTERNAL_DOCS,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// descriptions
+
+/**
+ * PostgREST's split of a comment: the first line is the summary (title), the rest, leading newlines
+ * dropped, the description. A one-line comment has an empty description.
+ */
+export function splitComment(comment: string | null): [string | null, string | null] {
+  if (comment === null) return [null, null];
+  const nl = comment.indexOf('\n');
+  if (nl === -1) return [comment, ''];
+  return [comment.slice(0, nl), comment.slice(nl).replace(/^\n+/, '')];
+}
+
+/** summary / description of an operation: the description only when not empty. */
+function operationText(comment: string | null): { summary?: string; description?: string } {
+  const [summary, description] = splitComment(comment);
+  return {
+    ...(summary !== null ? { summary } : {}),
+    ...(description ? { description } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// server
+
+/** `*`, `*4`, `!4`, `*6`, `!6` (listen on any address) are advertised as 0.0.0.0, as PostgREST does. */
+function escapeHostName(host: string): string {
+  return ['*', '*4', '!4', '*6', '!6'].includes(host) ? '0.0.0.0' : host;
+}
+
+export function serverOf(opts: Pick<ApiModelOptions, 'proxyUri' | 'serverHost' | 'serverPort'>): ServerModel {
+  if (opts.proxyUri) {
+    try {
+      const u = new URL(opts.proxyUri);
+      const scheme = u.protocol.replace(/:$/, '').toLowerCase() === 'http' ? 'http' : 'https';
+      const port = u.port !== '' ? Number(u.port) : scheme === 'http' ? 80 : 443;
+      return { scheme, host: u.hostname, port, basePath: u.pathname === '' ? '/' : u.pathname };
+    } catch {
+      // config validation rejects a malformed proxy URI; fall through as PostgREST does
+    }
+  }
+  return { scheme: 'http', host: escapeHostName(opts.serverHost), port: opts.serverPort, basePath: '/' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// shared parameters (PostgREST's makeParamDefs)
+
+const preferParam = (values: ReadonlyArray<string>): SharedParameter => ({ kind: 'header', name: 'Prefer', description: 'Preference', enum: values });
+const RETURN = ['return=representation', 'return=minimal', 'return=none'];
+
+const COMMON_PARAMETERS: ReadonlyArray<readonly [string, SharedParameter]> = [
+  // PostgREST #4292: an empty enum made the document invalid; single-object is the one value.
+  ['preferParams', preferParam(['params=single-object'])],
+  ['preferReturn', preferParam(RETURN)],
+  ['preferCount', preferParam(['count=none'])],
+  ['preferPost', preferParam([...RETURN, 'resolution=ignore-duplicates', 'resolution=merge-duplicates'])],
+  ['select', { kind: 'query', name: 'select', description: 'Filtering Columns' }],
+  ['on_conflict', { kind: 'query', name: 'on_conflict', description: 'On Conflict' }],
+  ['order', { kind: 'query', name: 'order', description: 'Ordering' }],
+  ['range', { kind: 'header', name: 'Range', description: 'Limiting and Pagination' }],
+  ['rangeUnit', { kind: 'header', name: 'Range-Unit', description: 'Limiting and Pagination', default: 'items' }],
+  ['offset', { kind: 'query', name: 'offset', description: 'Limiting and Pagination' }],
+  ['limit', { kind: 'query', name: 'limit', description: 'Limiting and Pagination' }],
+];
+
+const rowFilterKey = (rel: string, col: string): string => `rowFilter.${rel}.${col}`;
+const bodyKey = (rel: string): string => `body.${rel}`;
+
+function relationParameters(rel: Relation): Array<readonly [string, SharedParameter]> {
+  return [
+    [bodyKey(rel.name), { kind: 'body', name: rel.name, description: rel.name, definition: rel.name }],
+    ...rel.columns.map((c) => [
+      rowFilterKey(rel.name, c.name),
+      { kind: 'query', name: c.name, ...(c.description !== null ? { description: c.description } : {}) },
+    ] as const),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// paths
+
+const ref = (key: string): ParameterUse => ({ kind: 'ref', key });
+
+function rootPath(): PathModel {
+  return {
+    path: '/',
+    operations: [{
+      method: 'get',
+      tags: ['Introspection'],
+      summary: 'OpenAPI description (this document)',
+      parameters: [],
+      produces: [MEDIA.openapi, MEDIA.json],
+      responses: [{ status: 200, description: 'OK' }],
+    }],
+  };
+}
+
+/** GET always; POST, PATCH and DELETE when the relation takes any write (PostgREST's makePathItem). */
+function relationPath(rel: Relation): PathModel {
+  const tags = [rel.name];
+  const text = operationText(rel.description);
+  const filters = rel.columns.map((c) => ref(rowFilterKey(rel.name, c.name)));
+  const operations: Operation[] = [{
+    method: 'get',
+    tags,
+    ...text,
+    parameters: [...filters, ...['select', 'order', 'range', 'rangeUnit', 'offset', 'limit', 'preferCount'].map(ref)],
+    responses: [{ status: 200, description: 'OK', rowsOf: rel.name }, { status: 206, description: 'Partial Content' }],
+  }];
+  if (rel.insertable || rel.updatable || rel.deletable) {
+    operations.push(
+      { method: 'post', tags, ...text, parameters: [bodyKey(rel.name), 'select', 'preferPost'].map(ref), responses: [{ status: 201, description: 'Created' }] },
+      { method: 'patch', tags, ...text, parameters: [...filters, ref(bodyKey(rel.name)), ref('preferReturn')], responses: [{ status: 204, description: 'No Content' }] },
+      { method: 'delete', tags, ...text, parameters: [...filters, ref('preferReturn')], responses: [{ status: 204, description: 'No Content' }] },
+    );
+  }
+  return { path: '/' + rel.name, operations };
+}
+
+/** Arguments a client passes: IN, INOUT and VARIADIC ones (OUT and TABLE columns are results). */
+const inputParams = (r: Routine) => r.params.filter((p) => p.mode === 'in' || p.mode === 'inout' || p.mode === 'variadic');
+
+function argSchema(type: string): ValueSchema {
+  const format = withoutPublic(type);
+  const items = arrayItemsOf(format);
+  return { format, type: jsonTypeOf(format), ...(items ? { items } : {}), nullable: false };
+}
+
+/** POST always; GET too for stable and immutable functions (PostgREST's makeProcPathItem). */
+function routinePath(r: Routine): PathModel {
+  const base = {
+    tags: ['(rpc) ' + r.name],
+    ...operationText(r.description),
+    produces: ROUTINE_MEDIA,
+    responses: [{ status: 200, description: 'OK' }],
+  };
+  const params = inputParams(r);
+  const body: ObjectSchema = {
+    ...(r.description !== null ? { description: r.description } : {}),
+    properties: params.map((p) => [p.name, argSchema(p.type)] as const),
+    required: params.filter((p) => !p.hasDefault).map((p) => p.name),
+  };
+  const post: Operation = { method: 'post', ...base, parameters: [{ kind: 'args-body', schema: body }, ref('preferParams')] };
+  if (r.volatility === 'volatile') return { path: '/rpc/' + r.name, operations: [post] };
+  const get: Operation = {
+    method: 'get',
+    ...base,
+    parameters: params.map((p) => ({ kind: 'arg', name: p.name, required: !p.hasDefault, variadic: p.mode === 'variadic', schema: argSchema(p.type) })),
+  };
+  return { path: '/rpc/' + r.name, operations: [get, post] };
+}
+
+/** One path per name: of overloaded routines the first (by signature) is described. */
+function uniqueByName(routines: ReadonlyArray<Routine>): Routine[] {
+  const byName = new Map<string, Routine>();
+  for (const r of routines) if (!byName.has(r.name)) byName.set(r.name, r);
+  return [...byName.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// definitions (PostgREST's makeTableDef / makeProperty)
+
+function relationSchema(rel: Relation, relationships: ReadonlyArray<Relationship>, all: ReadonlyArray<Relation>): ObjectSchema {
+  const isView = viewTest(all);
+  const own = relationships.filter((r): r is Extract<Relationship, { kind: 'fk' }> =>
+    r.kind === 'fk' && r.from.schema === rel.schema && r.from.name === rel.name && r.columns.length === 1);
+  // Tables first: a column shown by a view points to the table rather than to another view.
+  const toOne = [...own].sort((a, b) => Number(isView(a.to)) - Number(isView(b.to)));
+  return {
+    ...(rel.description !== null ? { description: rel.description } : {}),
+    properties: rel.columns.map((c) => [c.name, columnSchema(rel, c, toOne, all)] as const),
+    required: rel.columns.filter((c) => !c.nullable).map((c) => c.name),
+  };
+}
+
+function viewTest(all: ReadonlyArray<Relation>): (q: { schema: string; name: string }) => boolean {
+  const views = new Set(all.filter((r) => r.kind === 'view' || r.kind === 'materialized_view').map((r) => `${r.schema}\u0000${r.name}`));
+  return (q) => views.has(`${q.schema}\u0000${q.name}`);
+}
+
+function columnSchema(
+  rel: Relation,
+  c: Column,
+  toOne: ReadonlyArray<Extract<Relationship, { kind: 'fk' }>>,
+  all: ReadonlyArray<Relation>,
+): ValueSchema {
+  const format = columnTypeName(c);
+  const type = jsonTypeOf(format);
+  const items = arrayItemsOf(format);
+  const fk = toOne.find((r) => r.columns[0]![0] === c.name && (r.cardinality === 'm2o' || (r.cardinality === 'o2o' && holdsForeignKey(rel, r, all))));
+  const notes = [
+    'Note:',
+    ...(rel.primaryKey.includes(c.name) ? ['This is a Primary Key.<pk/>'] : []),
+    ...(fk ? [`This is a Foreign Key to \`${fk.to.name}.${fk.columns[0]![1]}\`.<fk table='${fk.to.name}' column='${fk.columns[0]![1]}'/>`] : []),
+  ];
+  const description = notes.length > 1 ? (c.description !== null ? c.description + '\n\n' : '') + notes.join('\n') : c.description;
+  const dflt = parseDefault(format, c.type, c.default);
+  return {
+    format,
+    type,
+    ...(items ? { items } : {}),
+    ...(description !== null ? { description } : {}),
+    ...(dflt !== undefined ? { default: dflt } : {}),
+    ...(c.enumValues.length > 0 ? { enum: c.enumValues } : {}),
+    ...(c.maxLength !== null ? { maxLength: c.maxLength } : {}),
+    nullable: c.nullable,
+  };
+}
+
+/**
+ * Of the two sides of a one-to-one relationship, PostgREST notes the foreign key on the side that
+ * holds it. The schema cache keeps both directions without saying which constraint side each is, so
+ * this tells them apart by keys: the referenced column is a primary key, the referencing one (unique,
+ * since the relationship is one-to-one) usually is not. When both columns are primary keys (a shared
+ * primary key), both sides are noted.
+ */
+function holdsForeignKey(rel: Relation, r: Extract<Relationship, { kind: 'fk' }>, all: ReadonlyArray<Relation>): boolean {
+  const [from, to] = r.columns[0]!;
+  const target = all.find((x) => x.schema === r.to.schema && x.name === r.to.name);
+  return !(rel.primaryKey.includes(from) && !(target?.primaryKey.includes(to) ?? false));
+}
+
+/**
+ * PostgREST's parseDefault: a string column's default loses its `::type` cast and its quotes; any
+ * default is kept only if the result reads as JSON (`'x'::text` → "x", `42` → 42, `now()` →
+ * "now()", `nextval(…)` on an integer → none).
+ */
+export function parseDefault(format: string, rawType: string, dflt: string | null): unknown {
+  if (dflt === null) return undefined;
+  let text = dflt;
+  if (jsonTypeOf(format) === 'string') {
+    const cast = [`::${format}`, `::${rawType}`].find((s) => text.endsWith(s));
+    if (cast !== undefined) text = text.slice(0, -cast.length).replace(/^'+|'+$/g, '');
+    text = `"${text}"`;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
