@@ -29,7 +29,8 @@ interface PgResult {
 
 /** The subset of pg's Connection used to write protocol messages. */
 interface Connection {
-  stream: { cork?(): void; uncork?(): void; destroy(): void };
+  stream: { cork?(): void; uncork?(): void; destroy(): void; writable: boolean; write(b: Buffer): boolean };
+  _send(buffer: Buffer): boolean;
   parsedStatements: Record<string, string>;
   parse(q: { text: string; name: string; types: unknown[] }): void;
   bind(c: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
@@ -80,7 +81,11 @@ class BatchQuery extends (pg.Query as unknown as new (config: object) => object)
   }
 
   submit(connection: Connection): Error | null {
-    connection.stream.cork?.();
+    // Collect the messages and write them as one buffer: the batch goes out whole, and if
+    // serialising a value throws, nothing has been written and the connection stays in sync.
+    const chunks: Buffer[] = [];
+    const send = connection._send;
+    connection._send = (b: Buffer) => (chunks.push(b), true);
     try {
       for (const st of this.statements) {
         const name = st.name ?? '';
@@ -94,12 +99,11 @@ class BatchQuery extends (pg.Query as unknown as new (config: object) => object)
       }
       connection.sync();
     } catch (e) {
-      // Half-written messages without a Sync would desynchronise the connection: drop it.
-      connection.stream.destroy();
-      return e as Error;
-    } finally {
-      connection.stream.uncork?.();
+      connection._send = send;
+      return e as Error; // nothing was written yet
     }
+    connection._send = send;
+    send.call(connection, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     return null;
   }
 

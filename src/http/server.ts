@@ -8,7 +8,7 @@ import { errors } from '../errors/catalog.js';
 import type { HttpInput } from '../request/http-input.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
-import { corsHeaders, corsPreflight } from './cors.js';
+import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
 
 /** Largest request body we accept (PostgREST leaves this to the proxy; we refuse before buffering more). */
@@ -20,7 +20,10 @@ export interface HttpServer {
   inFlight(): number;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
+function readBody(req: http.IncomingMessage): Promise<Buffer | null> | null {
+  // No body announced (a plain GET): nothing to wait for.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return null;
+  if (req.headers['content-length'] === '0') return null;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,6 +49,24 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: 
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
   res.end(spec.body ?? undefined);
+}
+
+/**
+ * The first header Node would refuse to send — a name that is not an RFC 9110 token, a value with
+ * CR, LF or another control character — or null. Such headers can come from SQL (response.headers);
+ * writing them would throw inside the request handler, leaving the request hanging and the
+ * rejection unhandled (which ends the process).
+ */
+function unsendableHeader(headers: Readonly<Record<string, string>>): string | null {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      http.validateHeaderName(name);
+      http.validateHeaderValue(name, value);
+    } catch {
+      return name;
+    }
+  }
+  return null;
 }
 
 /** `Server-Timing: jwt;dur=0.1, parse;dur=0.2, …` (PostgREST's stage names). */
@@ -85,9 +106,40 @@ export function createHttpServer(app: AppState): HttpServer {
     } finally {
       inFlight--;
     }
+    const method = req.method ?? 'GET';
+    const unsendable = unsendableHeader(handled.response.headers);
+    if (unsendable !== null) {
+      const details = `The header ${JSON.stringify(unsendable)} cannot be sent: its name must be an HTTP token and its value must not contain control characters`;
+      app.log.error(`${requestId} ${method} ${req.url}: ${details}`);
+      handled = errorResponse(
+        handled.errorCode === null
+          ? errors.DBRST111('response.headers guc must be a JSON array composed of objects with a single key and a string value', { details })
+          : errors.DBRSTX00('Internal server error', { hint: `request id ${requestId}` }),
+        app,
+        method,
+      );
+    }
+    if (origin && !originAllowed(origin, app.config.serverCorsAllowedOrigins)) {
+      // server-cors-allowed-origins restricts for real: the `Access-Control-Allow-Origin: *` an
+      // OPTIONS answer carries (PostgREST's) must not let a refused origin through.
+      handled = { ...handled, response: { ...handled.response, headers: withoutCorsHeaders(handled.response.headers) } };
+    }
     const extra = preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins);
     if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
-    if (!res.destroyed) writeResponse(res, handled.response, requestId, extra);
+    if (!res.destroyed) {
+      try {
+        writeResponse(res, handled.response, requestId, extra);
+      } catch (e) {
+        // Last resort: never leave the request hanging nor the rejection unhandled.
+        app.log.error(`${requestId} ${method} ${req.url}: could not write the response: ${(e as Error).stack ?? e}`);
+        if (!res.headersSent) {
+          const fallback = errorResponse(errors.DBRSTX00('Internal server error', { hint: `request id ${requestId}` }), app, method);
+          writeResponse(res, fallback.response, requestId, {});
+        } else {
+          res.destroy();
+        }
+      }
+    }
     if (app.log.enabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';

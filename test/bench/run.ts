@@ -22,7 +22,7 @@
 // Results: a table on stdout and .dbrest/bench-results.json.
 import autocannon, { type Instance, type Request, type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -333,6 +333,9 @@ function loadCases(): LoadCase[] {
 
 /** One measured autocannon run. */
 interface RunFigures {
+  /** CPU microseconds per request: the server process, and all PostgreSQL backends together. */
+  readonly serverCpuUs: number | null;
+  readonly pgCpuUs: number | null;
   readonly seconds: number;
   readonly requests: number;
   readonly reqPerSec: number;
@@ -357,6 +360,9 @@ interface LoadFigures {
   readonly timeouts: number;
   readonly statusCodes: Record<string, number>;
   readonly rounds: ReadonlyArray<RunFigures>;
+  /** Median CPU µs per request over the rounds (null when /proc is not readable). */
+  readonly serverCpuUs: number | null;
+  readonly pgCpuUs: number | null;
 }
 
 interface Side {
@@ -393,9 +399,47 @@ function cannon(port: number, c: LoadCase, seconds: number): Promise<Result> {
   });
 }
 
+// CPU accounting from /proc: steadier than req/s on a shared machine, and it says which side
+// (Node or PostgreSQL) a difference comes from.
+const serverPids = new Map<number, number>(); // port → pid
+let postmasterPid: number | null = null;
+const TICKS_PER_SECOND = 100;
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+function postgresTicks(): number {
+  if (postmasterPid === null) return 0;
+  let total = cpuTicks(postmasterPid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmasterPid) total += cpuTicks(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 async function measureRound(port: number, c: LoadCase, seconds: number): Promise<RunFigures> {
+  const pid = serverPids.get(port);
+  const server0 = pid ? cpuTicks(pid) : 0;
+  const pg0 = postgresTicks();
   const r = await cannon(port, c, seconds);
+  const perRequest = (ticks: number) => (r.requests.total > 0 ? round((ticks / TICKS_PER_SECOND / r.requests.total) * 1e6, 0) : null);
   return {
+    serverCpuUs: pid ? perRequest(cpuTicks(pid) - server0) : null,
+    pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
     seconds: round(r.duration, 2),
     requests: r.requests.total,
     reqPerSec: round(r.requests.total / r.duration, 0),
@@ -423,7 +467,14 @@ function combine(rounds: RunFigures[]): LoadFigures {
     timeouts: sum((r) => r.timeouts),
     statusCodes,
     rounds,
+    serverCpuUs: medianOrNull(rounds.map((r) => r.serverCpuUs)),
+    pgCpuUs: medianOrNull(rounds.map((r) => r.pgCpuUs)),
   };
+}
+
+function medianOrNull(xs: ReadonlyArray<number | null>): number | null {
+  const known = xs.filter((x): x is number => x !== null);
+  return known.length === 0 ? null : median(known);
 }
 
 /** A run counts only when at most 1% of its requests failed. */
@@ -498,7 +549,8 @@ function describeSide(s: Side): string {
   if (s.outcome !== 'ok') return `n/a — ${s.note ?? ''}`;
   const f = s.figures!;
   const each = f.rounds.length > 1 ? ` (rounds: ${f.rounds.map((r) => fmt(r.reqPerSec)).join(' / ')})` : '';
-  return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${each}`;
+  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs` : '';
+  return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${cpu}${each}`;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -861,6 +913,8 @@ async function main(): Promise<number> {
     throw new Error(`the floor server did not start: ${'reason' in floorUp ? floorUp.reason : `GET / answered ${floorUp.status}`}`);
   }
   log(`floor server on 127.0.0.1:${floorPort}`);
+  if (floor.pid) serverPids.set(floorPort, floor.pid);
+  postmasterPid = Number(readFileSync(path.join(tmp, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
 
   const dbrestPort = await freePort();
   const dbrest = startChild('dbrest', [cfg.dbrestBin, 'serve'], {
@@ -872,6 +926,7 @@ async function main(): Promise<number> {
     DBREST_SERVER_PORT: String(dbrestPort),
     DBREST_LOG_LEVEL: 'error',
   });
+  if (dbrest.pid) serverPids.set(dbrestPort, dbrest.pid);
   const dbrestUp = await waitAnswering(dbrestPort, dbrest, 30_000);
   let dbrestDown: string | null = null;
   let dbrestStartFailure: string | null = null;
