@@ -3,7 +3,7 @@
 import { findRoutines } from '../catalog/lookup.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
-import { err, type ApiError, type Result } from '../errors/types.js';
+import type { ApiError, Result } from '../errors/types.js';
 import { parseRequest } from '../request/parse-request.js';
 import type { HttpInput } from '../request/http-input.js';
 import { headerValue } from '../request/http-input.js';
