@@ -15,12 +15,14 @@ import type { ApiRequest } from '../request/api-request.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { readBodyFor } from '../response/read-body.js';
+import { readBodyFor, stripNulls } from '../response/read-body.js';
 import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
 import { compile } from '../sql/fragment.js';
 import type { AppState } from './app.js';
-import { explainStatement, preferenceApplied, runWriteTransaction, setHeader, strictPreferences, writeError } from './mutate.js';
+import { explainStatement } from './explain.js';
+import { preferenceApplied, setHeader, strictPreferences, writeError } from './mutate.js';
+import { runRequestTransaction } from './tx.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const call = planCall(req, routine, cache, app.config);
@@ -46,7 +48,7 @@ export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthR
   const main = buildCallStatement(call, { body: shape, count });
   if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   const t1 = performance.now();
-  const outcome = await runWriteTransaction(req, who, app, [compile(main)], call.readOnly);
+  const outcome = await runRequestTransaction(req, who, app, [compile(main)], call.readOnly);
   if (!outcome.ok) return err(writeError(outcome, who, app));
   const t2 = performance.now();
   const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });
@@ -87,12 +89,3 @@ export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthR
   return applyGucs(range.status, call.headersOnly ? null : body);
 }
 
-function stripNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(stripNulls);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = stripNulls(v);
-    return out;
-  }
-  return value;
-}

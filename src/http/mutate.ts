@@ -12,22 +12,22 @@
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
-import { runTransaction, type TxOutcome } from '../db/transaction.js';
+import type { TxOutcome } from '../db/transaction.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import { planMutate, type MutatePlan } from '../plan/mutate-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead, type Negotiated, type PlanOption, type PlanRequest } from '../response/negotiate.js';
+import { negotiateRead, type Negotiated } from '../response/negotiate.js';
 import { readBodyFor, singularError } from '../response/read-body.js';
 import type { ResponseSpec } from '../response/types.js';
-import { compile, constant, join, sql, type Sql, type Statement } from '../sql/fragment.js';
+import { compile } from '../sql/fragment.js';
 import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
-import { contextSettings } from '../sql/tx-settings.js';
 import type { AppState } from './app.js';
+import { explainStatement } from './explain.js';
 import { apiErrorFromTx } from './db-errors.js';
-import { preRequestStatement, txEnd, txPreferenceApplied } from './tx.js';
+import { runRequestTransaction, txPreferenceApplied } from './tx.js';
 
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -43,7 +43,7 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
   const main = buildMutateStatement(plan.value, { singular });
   if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, false);
   const t1 = performance.now();
-  const outcome = await runWriteTransaction(req, who, app, [compile(main)]);
+  const outcome = await runRequestTransaction(req, who, app, [compile(main)]);
   if (!outcome.ok) return err(writeError(outcome, who, app, plan.value.rowLimit));
   const t2 = performance.now();
 
@@ -57,61 +57,6 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
     gucStatus: row[5],
   });
   return res.ok ? ok({ ...res.value, timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 } }) : res;
-}
-
-const EXPLAIN_OPTIONS: Readonly<Record<PlanOption, Sql>> = {
-  analyze: constant(', ANALYZE'),
-  verbose: constant(', VERBOSE'),
-  settings: constant(', SETTINGS'),
-  buffers: constant(', BUFFERS'),
-  wal: constant(', WAL'),
-};
-
-/**
- * `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of a write or call
- * instead of its result. With `analyze` the statement runs, in the request's transaction (so
- * `Prefer: tx=rollback` keeps the database as it was).
- */
-export async function explainStatement(
-  req: ApiRequest,
-  who: AuthResult,
-  app: AppState,
-  main: Sql,
-  plan: PlanRequest,
-  contentType: string,
-  readOnly: boolean,
-): Promise<Result<ResponseSpec>> {
-  const format = plan.format === 'json' ? constant('FORMAT JSON') : constant('FORMAT TEXT');
-  const options = join(plan.options.map((o) => EXPLAIN_OPTIONS[o]), constant(''));
-  const statement = compile(sql`EXPLAIN (${format}${options}) ${main}`);
-  const outcome = await runWriteTransaction(req, who, app, [statement], readOnly, false);
-  if (!outcome.ok) return err(writeError(outcome, who, app));
-  const rows = outcome.results[0]!.rows.map((r) => r[0]);
-  const body = plan.format === 'json' ? JSON.stringify(typeof rows[0] === 'string' ? JSON.parse(rows[0]) : rows[0]) : rows.join('\n');
-  return ok({ status: 200, headers: { 'Content-Type': contentType }, body: req.method === 'HEAD' ? null : body });
-}
-
-/** A write's transaction: read-write, ended as db-tx-end and `Prefer: tx` say. */
-export async function runWriteTransaction(
-  req: ApiRequest,
-  who: AuthResult,
-  app: AppState,
-  statements: ReadonlyArray<Statement>,
-  readOnly = false,
-  prepared = app.config.dbPreparedStatements,
-): Promise<TxOutcome> {
-  const cfg = app.config;
-  const end = txEnd(cfg, req.preferences);
-  // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
-  const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
-  return runTransaction(app.pool, {
-    readOnly,
-    settings: contextSettings(req, who, cfg, app.roleSettings()),
-    preRequest: preRequestStatement(cfg),
-    statements: all,
-    end,
-    prepared,
-  });
 }
 
 /** A failed transaction in the error model; a failed postcondition becomes its own error. */

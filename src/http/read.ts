@@ -1,21 +1,20 @@
 // GET/HEAD on a table or view: negotiate → plan → build → execute (one round trip) → respond.
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
-import { runTransaction } from '../db/transaction.js';
 import { err, ok, type Result } from '../errors/types.js';
 import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead, type PlanOption, type PlanRequest } from '../response/negotiate.js';
+import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import type { ResponseSpec } from '../response/types.js';
-import { compile, constant, join, sql, type Sql } from '../sql/fragment.js';
+import { compile } from '../sql/fragment.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
-import { contextSettings } from '../sql/tx-settings.js';
 import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
-import { preRequestStatement, txEnd } from './tx.js';
+import { explainStatement } from './explain.js';
+import { runRequestTransaction } from './tx.js';
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -27,19 +26,12 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (!plan.ok) return plan;
 
   const main = buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows });
-  if (media.value.plan) return explainRead(req, who, main, media.value.plan, media.value.contentType, app);
+  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, true);
   const statements = [compile(main)];
   if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
 
   const t1 = performance.now();
-  const outcome = await runTransaction(app.pool, {
-    readOnly: true,
-    settings: contextSettings(req, who, cfg, app.roleSettings()),
-    preRequest: preRequestStatement(cfg),
-    statements,
-    end: txEnd(cfg, req.preferences),
-    prepared: cfg.dbPreparedStatements,
-  });
+  const outcome = await runRequestTransaction(req, who, app, statements, true);
   if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
 
   const t2 = performance.now();
@@ -79,30 +71,4 @@ function plannedRows(rows: unknown[][]): number | null {
   } catch {
     return null;
   }
-}
-
-const EXPLAIN_OPTIONS: Readonly<Record<PlanOption, Sql>> = {
-  analyze: constant(', ANALYZE'),
-  verbose: constant(', VERBOSE'),
-  settings: constant(', SETTINGS'),
-  buffers: constant(', BUFFERS'),
-  wal: constant(', WAL'),
-};
-
-/** `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of the read instead of its rows. */
-async function explainRead(req: ApiRequest, who: AuthResult, main: Sql, plan: PlanRequest, contentType: string, app: AppState): Promise<Result<ResponseSpec>> {
-  const format = plan.format === 'json' ? constant('FORMAT JSON') : constant('FORMAT TEXT');
-  const options = join(plan.options.map((o) => EXPLAIN_OPTIONS[o]), constant(''));
-  const outcome = await runTransaction(app.pool, {
-    readOnly: true,
-    settings: contextSettings(req, who, app.config, app.roleSettings()),
-    preRequest: preRequestStatement(app.config),
-    statements: [compile(sql`EXPLAIN (${format}${options}) ${main}`)],
-    end: txEnd(app.config, req.preferences),
-    prepared: false,
-  });
-  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
-  const rows = outcome.results[0]!.rows.map((r) => r[0]);
-  const body = plan.format === 'json' ? JSON.stringify(typeof rows[0] === 'string' ? JSON.parse(rows[0]) : rows[0]) : rows.join('\n');
-  return ok({ status: 200, headers: { 'Content-Type': contentType }, body: req.method === 'HEAD' ? null : body });
 }

@@ -1,8 +1,13 @@
-// Transaction rules shared by every action: how it ends (db-tx-end × Prefer: tx) and the
-// db-pre-request call.
+// Transaction rules shared by every action: how it ends (db-tx-end × Prefer: tx), the
+// db-pre-request call, and running a request's statements with its context in one round trip.
+import type { AuthResult } from '../auth/jwt.js';
 import type { AppConfig } from '../config/types.js';
+import { runTransaction, type TxOutcome } from '../db/transaction.js';
+import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { compile, qualified, sql, type Statement } from '../sql/fragment.js';
+import { contextSettings } from '../sql/tx-settings.js';
+import type { AppState } from './app.js';
 
 export function txEnd(cfg: Pick<AppConfig, 'dbTxEnd'>, prefs: Pick<Preferences, 'tx'>): 'commit' | 'rollback' {
   switch (cfg.dbTxEnd) {
@@ -34,4 +39,27 @@ export function preRequestStatement(cfg: Pick<AppConfig, 'dbPreRequest'>): State
     preRequestCache.set(name, st);
   }
   return st;
+}
+
+/** A request's transaction: its context settings, pre-request, statements, ended as configured. */
+export async function runRequestTransaction(
+  req: ApiRequest,
+  who: AuthResult,
+  app: AppState,
+  statements: ReadonlyArray<Statement>,
+  readOnly = false,
+  prepared = app.config.dbPreparedStatements,
+): Promise<TxOutcome> {
+  const cfg = app.config;
+  const end = txEnd(cfg, req.preferences);
+  // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
+  const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
+  return runTransaction(app.pool, {
+    readOnly,
+    settings: contextSettings(req, who, cfg, app.roleSettings()),
+    preRequest: preRequestStatement(cfg),
+    statements: all,
+    end,
+    prepared,
+  });
 }

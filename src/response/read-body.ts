@@ -10,7 +10,8 @@ export function singularError(pageCount: number) {
   });
 }
 
-function stripNulls(value: unknown): unknown {
+/** Drop null-valued keys, recursively (`nulls=stripped`). */
+export function stripNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripNulls);
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};

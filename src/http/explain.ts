@@ -1,0 +1,43 @@
+// `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of a read, write or
+// call instead of its result, in the request's own transaction.
+import type { AuthResult } from '../auth/jwt.js';
+import { err, ok, type Result } from '../errors/types.js';
+import type { ApiRequest } from '../request/api-request.js';
+import type { PlanOption, PlanRequest } from '../response/negotiate.js';
+import type { ResponseSpec } from '../response/types.js';
+import { compile, constant, join, sql, type Sql } from '../sql/fragment.js';
+import type { AppState } from './app.js';
+import { apiErrorFromTx } from './db-errors.js';
+import { runRequestTransaction } from './tx.js';
+
+const EXPLAIN_OPTIONS: Readonly<Record<PlanOption, Sql>> = {
+  analyze: constant(', ANALYZE'),
+  verbose: constant(', VERBOSE'),
+  settings: constant(', SETTINGS'),
+  buffers: constant(', BUFFERS'),
+  wal: constant(', WAL'),
+};
+
+/**
+ * `Accept: application/vnd.pgrst.plan…` (db-plan-enabled): the execution plan of a write or call
+ * instead of its result. With `analyze` the statement runs, in the request's transaction (so
+ * `Prefer: tx=rollback` keeps the database as it was).
+ */
+export async function explainStatement(
+  req: ApiRequest,
+  who: AuthResult,
+  app: AppState,
+  main: Sql,
+  plan: PlanRequest,
+  contentType: string,
+  readOnly: boolean,
+): Promise<Result<ResponseSpec>> {
+  const format = plan.format === 'json' ? constant('FORMAT JSON') : constant('FORMAT TEXT');
+  const options = join(plan.options.map((o) => EXPLAIN_OPTIONS[o]), constant(''));
+  const statement = compile(sql`EXPLAIN (${format}${options}) ${main}`);
+  const outcome = await runRequestTransaction(req, who, app, [statement], readOnly, false);
+  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
+  const rows = outcome.results[0]!.rows.map((r) => r[0]);
+  const body = plan.format === 'json' ? JSON.stringify(typeof rows[0] === 'string' ? JSON.parse(rows[0]) : rows[0]) : rows.join('\n');
+  return ok({ status: 200, headers: { 'Content-Type': contentType }, body: req.method === 'HEAD' ? null : body });
+}
