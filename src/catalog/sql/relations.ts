@@ -7,10 +7,11 @@
  * columns and primary key as JSON arrays. Run with `search_path = ''` so that format_type()
  * qualifies every type outside pg_catalog (`public.mood`).
  */
-export const RELATIONS_SQL = `
-WITH RECURSIVE
--- Every domain with the base type it finally rests on (domains may be stacked).
-domain_bases (oid, base) AS (
+/**
+ * CTEs `domain_bases` / `domain_base`: every domain with the base type it finally rests on
+ * (domains may be stacked). Needs WITH RECURSIVE; shared with routines.ts.
+ */
+export const DOMAIN_BASE_CTE = `domain_bases (oid, base) AS (
   SELECT t.oid, t.typbasetype FROM pg_type t WHERE t.typtype = 'd'
   UNION ALL
   SELECT d.oid, t.typbasetype
@@ -22,7 +23,11 @@ domain_base AS (
   FROM domain_bases d
   JOIN pg_type b ON b.oid = d.base
   WHERE b.typtype <> 'd'
-),
+)`;
+
+export const RELATIONS_SQL = `
+WITH RECURSIVE
+${DOMAIN_BASE_CTE},
 rels AS (
   SELECT
     c.oid, n.nspname, c.relname, c.relkind,

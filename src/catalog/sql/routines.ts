@@ -1,6 +1,7 @@
 // Functions and procedures of the exposed schemas: what `/rpc/<name>` can call. Aggregates,
 // window functions and trigger functions are not routines of the API. Which routines are
 // callable (PostgREST: at most one unnamed argument, of a body-sized type) is decided in build.ts.
+import { DOMAIN_BASE_CTE } from './relations.js';
 
 /**
  * Parameters: `$1::text[]` exposed schemas. One row per routine (`RawRoutineRow`). `params` lists
@@ -12,19 +13,7 @@
  */
 export const ROUTINES_SQL = `
 WITH RECURSIVE
-domain_bases (oid, base) AS (
-  SELECT t.oid, t.typbasetype FROM pg_type t WHERE t.typtype = 'd'
-  UNION ALL
-  SELECT d.oid, t.typbasetype
-  FROM domain_bases d
-  JOIN pg_type t ON t.oid = d.base AND t.typtype = 'd'
-),
-domain_base AS (
-  SELECT d.oid, d.base
-  FROM domain_bases d
-  JOIN pg_type b ON b.oid = d.base
-  WHERE b.typtype <> 'd'
-)
+${DOMAIN_BASE_CTE}
 SELECT
   p.oid,
   n.nspname AS schema,
