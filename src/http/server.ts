@@ -41,11 +41,31 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> | null {
   });
 }
 
+/**
+ * Header names are case-insensitive (RFC 9110 §5.1): of two spellings of one name, the later wins —
+ * a `content-type` set by SQL through response.headers replaces dbrest's `Content-Type` instead of
+ * being sent next to it.
+ */
+function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, string>>>): Record<string, string | number> {
+  const byLower = new Map<string, [string, string]>();
+  for (const source of sources) {
+    for (const [name, value] of Object.entries(source)) {
+      const key = name.toLowerCase();
+      byLower.delete(key); // re-inserted: keeps the order in which the winning values were set
+      byLower.set(key, [name, value]);
+    }
+  }
+  return Object.fromEntries(byLower.values());
+}
+
 function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: string, extra: Record<string, string>): void {
-  const headers: Record<string, string | number> = { ...spec.headers, ...extra };
-  if (spec.body !== null) headers['Content-Length'] = Buffer.byteLength(spec.body);
-  else if (!('Content-Length' in headers)) headers['Content-Length'] = 0;
-  headers['X-Request-Id'] = requestId;
+  const headers = mergeHeaders(spec.headers, extra, { 'X-Request-Id': requestId });
+  const contentLength = Object.keys(headers).find((k) => k.toLowerCase() === 'content-length');
+  if (spec.body !== null) {
+    // The body's real length, whatever SQL may have claimed.
+    if (contentLength !== undefined) delete headers[contentLength];
+    headers['Content-Length'] = Buffer.byteLength(spec.body);
+  } else if (contentLength === undefined) headers['Content-Length'] = 0;
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
   res.end(spec.body ?? undefined);

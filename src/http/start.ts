@@ -54,11 +54,40 @@ export const RETRY_MAX_MS = 8000;
 
 export async function startServer(config: AppConfig, dbUri: string, log: Logger): Promise<RunningServer> {
   const pool = createPool(dbUri, config);
+  // node-postgres emits 'error' on a client whose connection ends unexpectedly (the database stops
+  // or restarts) even when a query of it is running and receives the error too. pg-pool listens only
+  // while the client is idle: without a listener of our own, a request in flight when the database
+  // goes away would crash the process. The failed queries report the error to the request itself.
+  pool.on('connect', (client) => {
+    client.on('error', (e) => log.debug(`pooled connection lost: ${e.message}`));
+  });
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   let closed = false;
   let connected = false;
   let readyWaiters: Array<() => void> = [];
+  // The recovery loop sleeps between attempts; close() ends the sleep (closing never waits for a
+  // retry), and so does poke() once RETRY_INITIAL_MS have passed since the last attempt: a request
+  // that finds no schema cache, a request that loses its connection, or a /ready probe asks for an
+  // attempt now rather than at the end of a backoff grown to seconds. Traffic therefore makes dbrest
+  // notice a returning database within about RETRY_INITIAL_MS, at most one attempt per that period.
+  let wake: (() => void) | null = null;
+  let lastAttempt = 0;
+  const backoff = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (closed) return resolve();
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+  const poke = (): void => {
+    if (wake !== null && performance.now() - lastAttempt >= RETRY_INITIAL_MS) wake();
+  };
 
   const load = async () => {
     const client = await pool.connect();
@@ -99,10 +128,12 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
   let recovering: Promise<void> | null = null;
   const connectionLost = (): void => {
     connected = false;
-    if (recovering || closed) return;
+    if (closed) return;
+    if (recovering) return poke();
     recovering = (async () => {
       let delay = RETRY_INITIAL_MS;
       for (let attempt = 1; !closed; attempt++) {
+        lastAttempt = performance.now();
         try {
           await load();
           if (attempt > 1) log.info('database connection recovered');
@@ -111,16 +142,29 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
           const pgErr = toPgError(e);
           log.error(`database unavailable (attempt ${attempt}, next in ${(delay / 1000).toFixed(1)} s): ${pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message}`);
         }
-        await sleep(delay);
+        await backoff(delay);
         delay = Math.min(delay * 2, RETRY_MAX_MS);
       }
     })().finally(() => (recovering = null));
   };
 
   const auth = await createAuthenticator(config);
-  const app: AppState = { config, pool, auth, log, cache: () => cache, roleSettings: () => roleSettings, connectionLost };
+  const app: AppState = {
+    config,
+    pool,
+    auth,
+    log,
+    cache: () => {
+      if (cache === null) poke(); // the request gets DBRST002; the next one may find the cache
+      return cache;
+    },
+    roleSettings: () => roleSettings,
+    connectionLost,
+  };
+  let loadedAtStart = false;
   try {
     await load();
+    loadedAtStart = true;
   } catch (e) {
     const pgErr = toPgError(e);
     log.error(`could not load the schema cache: ${pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message}; retrying`);
@@ -149,12 +193,17 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
         onError: (e) => log.warn(`listener: ${e.message}`),
       })
     : null;
-  if (listener) await Promise.race([listenerReady, sleep(2000)]);
+  // With the database down there is nothing to wait for: the listener connects when it comes back.
+  if (listener && loadedAtStart) await Promise.race([listenerReady, sleep(2000)]);
 
   let admin: http.Server | null = null;
   let adminUrl: string | null = null;
   if (config.adminServerPort !== null) {
-    admin = createAdminServer(async () => cache !== null && connected);
+    admin = createAdminServer(async () => {
+      const ready = cache !== null && connected;
+      if (!ready) poke();
+      return ready;
+    });
     const adminHost = config.adminServerHost ?? config.serverHost;
     const adminPort = await listen(admin, adminHost, config.adminServerPort);
     adminUrl = `http://${urlHost(adminHost)}:${adminPort}`;
@@ -164,6 +213,7 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
   const close = () => {
     closing ??= (async () => {
       closed = true;
+      wake?.();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

@@ -12,6 +12,13 @@ export interface RequestIdentity {
 /** Hoisted per-role settings (db/role-settings.ts), applied after the role switch. */
 export type HoistedSettings = ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
 
+/** PostgREST exposes the Cookie header only as request.cookies, never among request.headers. */
+function headersWithoutCookie(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (!('cookie' in headers)) return headers;
+  const { cookie: _cookie, ...rest } = headers;
+  return rest;
+}
+
 export function contextSettings(
   req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'>,
   who: RequestIdentity,
@@ -23,7 +30,7 @@ export function contextSettings(
     ['search_path', searchPath],
     ['request.method', req.method],
     ['request.path', req.path],
-    ['request.headers', JSON.stringify(req.headers)],
+    ['request.headers', JSON.stringify(headersWithoutCookie(req.headers))],
     ['request.cookies', JSON.stringify(req.cookies)],
     ['request.jwt.claims', JSON.stringify(who.claims)],
   ];
