@@ -5,7 +5,11 @@ import type { AppConfig } from '../config/types.js';
 
 export type Pool = pg.Pool;
 
-export function createPool(uri: string, cfg: Pick<AppConfig, 'dbPool' | 'dbPoolAcquisitionTimeout' | 'dbPoolMaxLifetime' | 'dbPoolMaxIdletime'>): Pool {
+export function createPool(
+  uri: string,
+  cfg: Pick<AppConfig, 'dbPool' | 'dbPoolAcquisitionTimeout' | 'dbPoolMaxLifetime' | 'dbPoolMaxIdletime'>,
+  onConnectionLost: (e: Error) => void = () => undefined,
+): Pool {
   const options = {
     connectionString: uri,
     max: cfg.dbPool,
@@ -20,5 +24,9 @@ export function createPool(uri: string, cfg: Pick<AppConfig, 'dbPool' | 'dbPoolA
   // An idle client whose connection dies emits 'error' on the pool; without a listener Node would
   // crash. The pool drops that client by itself.
   pool.on('error', () => undefined);
+  // pg also emits 'error' on a client whose connection dies while a query of it runs (the database
+  // stops or restarts); pg-pool listens only while the client is idle. Without this listener a
+  // request in flight at that moment would crash the process; its query reports the error itself.
+  pool.on('connect', (client) => client.on('error', onConnectionLost));
   return pool;
 }

@@ -16,12 +16,13 @@ import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { readBodyFor, stripNulls } from '../response/read-body.js';
+import { setHeader } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
 import { compile } from '../sql/fragment.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
-import { preferenceApplied, setHeader, strictPreferences, writeError } from './mutate.js';
+import { preferenceApplied, strictPreferences, writeError } from './mutate.js';
 import { runRequestTransaction } from './tx.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {

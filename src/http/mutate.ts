@@ -21,6 +21,7 @@ import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead, type Negotiated } from '../response/negotiate.js';
 import { readBodyFor, singularError } from '../response/read-body.js';
+import { setHeader } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
@@ -131,11 +132,6 @@ export function writeContentRange(lower: number, upper: number, total: number | 
 }
 
 /** Set a header, replacing one of the same name in any case (GUC headers override ours). */
-export function setHeader(headers: Record<string, string>, name: string, value: string): void {
-  for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
-  headers[name] = value;
-}
-
 interface WriteResult {
   readonly pageCount: number;
   readonly body: string | null;

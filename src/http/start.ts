@@ -53,14 +53,7 @@ export const RETRY_INITIAL_MS = 500;
 export const RETRY_MAX_MS = 8000;
 
 export async function startServer(config: AppConfig, dbUri: string, log: Logger): Promise<RunningServer> {
-  const pool = createPool(dbUri, config);
-  // node-postgres emits 'error' on a client whose connection ends unexpectedly (the database stops
-  // or restarts) even when a query of it is running and receives the error too. pg-pool listens only
-  // while the client is idle: without a listener of our own, a request in flight when the database
-  // goes away would crash the process. The failed queries report the error to the request itself.
-  pool.on('connect', (client) => {
-    client.on('error', (e) => log.debug(`pooled connection lost: ${e.message}`));
-  });
+  const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   let closed = false;

@@ -3,6 +3,9 @@
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
 
+/** RFC 9110 token: the characters a header field name may have. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 export interface ResponseOverrides {
   readonly status: number | null;
   readonly headers: ReadonlyArray<readonly [string, string]>;
@@ -13,7 +16,7 @@ export function parseResponseGucs(headersGuc: string | null, statusGuc: string |
   if (statusGuc !== null && statusGuc !== '') {
     const n = Number(statusGuc);
     if (!Number.isInteger(n) || n < 100 || n > 599) {
-      return err(errors.DBRST112('Invalid response status', { details: `Status code must be a positive integer: ${statusGuc}` }));
+      return err(errors.DBRST112('response.status guc must be a valid status code', { details: `got ${JSON.stringify(statusGuc)}` }));
     }
     status = n;
   }
@@ -31,7 +34,14 @@ export function parseResponseGucs(headersGuc: string | null, statusGuc: string |
       if (typeof item !== 'object' || item === null || Array.isArray(item)) return invalid();
       const entries = Object.entries(item as Record<string, unknown>);
       if (entries.length !== 1 || typeof entries[0]![1] !== 'string') return invalid();
-      headers.push([entries[0]![0], entries[0]![1] as string]);
+      const [name, value] = entries[0] as [string, string];
+      // HTTP can carry only token names and values without control characters (no header injection).
+      if (!HEADER_NAME.test(name) || /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+        return err(errors.DBRST111('response.headers guc must be a JSON array composed of objects with a single key and a string value', {
+          details: `not a valid HTTP header: ${JSON.stringify(name)}`,
+        }));
+      }
+      headers.push([name, value]);
     }
   }
   return ok({ status, headers });
