@@ -177,7 +177,7 @@ function planCallOf(
   if (maxAffected !== null && (result.kind === 'void' || !result.setOf)) {
     return err(errors.DBRST128('Function must return SETOF or TABLE when max-affected preference is used with handling=strict'));
   }
-  const read = planCallRead(routine, result, req, cache, cfg);
+  const read = planCallRead(routine, req, cache, cfg);
   if (!read.ok) return read;
   return ok({
     routine,
@@ -200,7 +200,6 @@ export function callResult(routine: Routine): CallResult {
 /** The read over the call's rows; scalars expose one column, `pgrst_scalar`, and ignore `select=`. */
 function planCallRead(
   routine: Routine,
-  result: CallResult,
   req: Pick<ApiRequest, 'schema' | 'query' | 'range' | 'preferences'>,
   cache: SchemaCache,
   cfg: CallConfig,

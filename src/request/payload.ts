@@ -72,7 +72,7 @@ export function parsePayload(body: Buffer | null, ct: ContentType | null, opts: 
     case 'json':
       return parseJsonPayload(raw.toString('utf8'), opts);
     case 'csv':
-      return parseCsvPayload(raw.toString('utf8'), opts);
+      return parseCsvPayload(raw.toString('utf8'));
     case 'form':
       return parseFormPayload(raw.toString('utf8'), opts);
     case 'text':
@@ -207,7 +207,7 @@ export function parseCsv(text: string): Result<string[][], { line: number; messa
   return ok(rows);
 }
 
-function parseCsvPayload(text: string, opts: PayloadOptions): Result<Payload> {
+function parseCsvPayload(text: string): Result<Payload> {
   const parsed = parseCsv(text);
   if (!parsed.ok) return err(invalidBody(`Invalid CSV: ${parsed.error.message}`, `line ${parsed.error.line}`));
   const [header, ...rows] = parsed.value;
