@@ -28,16 +28,18 @@ export type TxOutcome =
   | { readonly ok: false; readonly kind: 'connection'; readonly error: Error };
 
 /**
- * `SELECT set_config($1, $2, true), set_config($3, $4, true), …` for n settings: one prepared
- * statement per count (a handful per server). Plain text parameters, so no array literal to build
- * in Node or to parse in PostgreSQL. Evaluated left to right, so the role (last) switches last.
+ * `SELECT num_nulls(set_config($1, $2, true), set_config($3, $4, true), …)` for n settings: one
+ * prepared statement per count (a handful per server). Plain text parameters, so no array literal
+ * to build in Node or to parse in PostgreSQL; num_nulls folds the results into one integer so the
+ * values (request.headers JSON and all) are not sent back. Arguments are evaluated left to right,
+ * so the role (last) switches last.
  */
 const settingsSql: string[] = [];
 function settingsStatement(n: number): string {
   let text = settingsSql[n];
   if (!text) {
     const calls = Array.from({ length: n }, (_, i) => `pg_catalog.set_config($${2 * i + 1}, $${2 * i + 2}, true)`);
-    text = `SELECT ${calls.join(', ')}`;
+    text = `SELECT pg_catalog.num_nulls(${calls.join(', ')})`;
     settingsSql[n] = text;
   }
   return text;
