@@ -15,16 +15,9 @@ export interface IntrospectRunOptions {
   readonly io?: { readonly stdout: { write(s: string): unknown }; readonly stderr: { write(s: string): unknown } };
 }
 
-/**
- * Two call shapes: `runIntrospect(config, { json, schema }, dbUri)`, and the CLI's
- * `runIntrospect(config, loadedConfig, { json, schema, io })` where the database is `config.dbUri`.
- * Returns the exit code.
- */
-export async function runIntrospect(config: AppConfig, opts: IntrospectRunOptions, dbUri: string): Promise<number>;
-export async function runIntrospect(config: AppConfig, loaded: unknown, opts: IntrospectRunOptions): Promise<number>;
-export async function runIntrospect(config: AppConfig, second: unknown, third: string | IntrospectRunOptions): Promise<number> {
-  const opts = (typeof third === 'string' ? second : third) as IntrospectRunOptions;
-  const uri = typeof third === 'string' ? third : config.dbUri;
+/** `dbrest introspect`: the schema cache of `config.dbUri`, printed. Returns the exit code. */
+export async function runIntrospect(config: AppConfig, _loaded: unknown, opts: IntrospectRunOptions): Promise<number> {
+  const uri = config.dbUri;
   const out = opts.io?.stdout ?? process.stdout;
   const err = opts.io?.stderr ?? process.stderr;
   if (!uri) {

@@ -12,7 +12,6 @@ import {
   APP_SETTINGS_KEY, APP_SETTING_FLAG_FIELD, SCALAR_KEYS, envNames, flagName, type ConfigKey,
 } from '../config/keys.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import type { AppConfig } from '../config/types.js';
 import { reportProblems, runCheckConfig, type CliIo } from './check-config.js';
 
 export type { CliIo };
@@ -29,13 +28,6 @@ export interface IntrospectOptions extends CommandContext {
   readonly json: boolean;
 }
 
-/** The modules behind `serve`, `introspect` and `openapi` (src/cli/serve.ts, introspect.ts, openapi.ts). */
-interface ServeModule { runServe(config: AppConfig, loaded: LoadedConfig, ctx: CommandContext): Promise<number> }
-interface IntrospectModule { runIntrospect(config: AppConfig, loaded: LoadedConfig, options: IntrospectOptions): Promise<number> }
-interface OpenApiModule {
-  runOpenApi?(config: AppConfig, loaded: LoadedConfig, ctx: CommandContext): Promise<number>;
-  runOpenapi?(config: AppConfig, loaded: LoadedConfig, ctx: CommandContext): Promise<number>;
-}
 
 const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
 
@@ -121,22 +113,6 @@ function configFlags(opts: Record<string, unknown>): Record<string, unknown> {
   return flags;
 }
 
-/** Thrown for a user-facing failure that has already been explained in one line. */
-class UserError extends Error {}
-
-async function importCommand<T>(name: 'serve' | 'introspect' | 'openapi'): Promise<T> {
-  const specifier = `./${name}.js`;
-  try {
-    return (await import(specifier)) as T;
-  } catch (e) {
-    const err = e as { code?: string; message?: string };
-    if (err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes(`${path.sep}cli${path.sep}${name}.js`)) {
-      throw new UserError(`the ${name} command is not available in this build`);
-    }
-    throw e;
-  }
-}
-
 /**
  * Run the CLI. `argv` is `process.argv` (node, script, args…). Returns the exit code: 0 on success, 1 on any
  * error (usage, config problems, failures). Output goes to `io` (the process streams by default).
@@ -180,7 +156,8 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
       .argument('[config-file]', configFileArg),
   ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
     exitCode = await withConfig(file, opts, async (loaded, ctx) =>
-      (await importCommand<ServeModule>('serve')).runServe(loaded.config, loaded, ctx));
+      // Loaded on demand: check-config and --help need none of the server's modules.
+      (await import('./serve.js')).runServe(loaded.config, loaded, ctx));
   });
 
   addConfigOptions(
@@ -191,7 +168,7 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
       .option('--json', 'print JSON instead of a readable summary', false),
   ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
     exitCode = await withConfig(file, opts, async (loaded, ctx) =>
-      (await importCommand<IntrospectModule>('introspect')).runIntrospect(loaded.config, loaded, {
+      (await import('./introspect.js')).runIntrospect(loaded.config, loaded, {
         ...ctx,
         schema: typeof opts['schema'] === 'string' ? opts['schema'] : undefined,
         json: opts['json'] === true,
@@ -212,10 +189,7 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
       .argument('[config-file]', configFileArg),
   ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
     exitCode = await withConfig(file, opts, async (loaded, ctx) => {
-      const mod = await importCommand<OpenApiModule>('openapi');
-      const fn = mod.runOpenApi ?? mod.runOpenapi;
-      if (!fn) throw new UserError('the openapi command is not available in this build');
-      return fn(loaded.config, loaded, ctx);
+      return (await import('./openapi.js')).runOpenapi(loaded.config, loaded, ctx);
     });
   });
 

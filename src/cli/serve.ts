@@ -3,6 +3,8 @@
 // embedded database). SIGUSR1 reloads the schema cache.
 import path from 'node:path';
 import chalk from 'chalk';
+import type { LoadedConfig } from '../config/load.js';
+import { formatProblem } from '../config/print.js';
 import type { AppConfig } from '../config/types.js';
 import { bootstrapEmbedded, EMBEDDED_ANON_ROLE } from '../embedded/bootstrap.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded/postgres.js';
@@ -10,7 +12,12 @@ import { passwordOf } from '../embedded/uri.js';
 import { startServer } from '../http/start.js';
 import { createLogger, maskUri } from '../observe/log.js';
 
-export async function runServe(config: AppConfig): Promise<number> {
+/** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
+export interface ServeContext {
+  readonly reload?: () => Promise<LoadedConfig>;
+}
+
+export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
   const log = createLogger(config.logLevel);
   const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
   let embedded: EmbeddedPostgres | null = null;
@@ -25,10 +32,21 @@ export async function runServe(config: AppConfig): Promise<number> {
     dbUri = await bootstrapEmbedded(embedded.uri, passwordOf(embedded.uri), (m) => say(chalk.dim(m)));
     effective = { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE };
   }
+  const embeddedUri = embedded ? dbUri : null;
+  // Re-read the configuration; the embedded database's settings apply again. Problems keep the old one.
+  const rereadConfig = async (): Promise<AppConfig | null> => {
+    if (!ctx.reload) return null;
+    const next = await ctx.reload();
+    if (next.problems.length > 0) {
+      for (const p of next.problems) log.error(`config not reloaded: ${formatProblem(p)}`);
+      return null;
+    }
+    return embeddedUri ? { ...next.config, dbUri: embeddedUri, dbAnonRole: next.config.dbAnonRole ?? EMBEDDED_ANON_ROLE } : next.config;
+  };
 
   let server;
   try {
-    server = await startServer(effective, dbUri, log);
+    server = await startServer(effective, dbUri, log, { rereadConfig });
   } catch (e) {
     await embedded?.stop();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -38,7 +56,7 @@ export async function runServe(config: AppConfig): Promise<number> {
 
   say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
   if (embedded) {
-    say(`try: curl ${server.url}/films?select=title,year,directors(name)&order=year`);
+    say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
   }
   if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
 
@@ -58,6 +76,12 @@ export async function runServe(config: AppConfig): Promise<number> {
     process.on('SIGUSR1', () => {
       say('SIGUSR1: reloading the schema cache');
       void server.reloadSchemaCache();
+    });
+    process.on('SIGUSR2', () => {
+      say('SIGUSR2: reloading the configuration');
+      void rereadConfig()
+        .then((next) => (next ? server.reloadConfig(next) : null))
+        .catch((e) => log.error(`config not reloaded: ${(e as Error).message}`));
     });
   });
 }

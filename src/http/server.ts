@@ -160,10 +160,15 @@ export function createHttpServer(app: AppState): HttpServer {
         }
       }
     }
-    if (app.log.enabled('info')) {
+    const status = handled.response.status;
+    // Server-side failures are logged at error level (with the code and the request id) even when
+    // the access log is off; everything else only in the access log (log-level info).
+    if (status >= 500 || app.log.enabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';
-      app.log.info(`${req.method} ${req.url} ${statusColor(handled.response.status)} ${ms.toFixed(1)}ms${code} ${chalk.dim(requestId)}`);
+      const line = `${req.method} ${req.url} ${statusColor(status)} ${ms.toFixed(1)}ms${code} ${chalk.dim(requestId)}`;
+      if (status >= 500) app.log.error(line);
+      else app.log.info(line);
     }
   });
   server.keepAliveTimeout = 5000;

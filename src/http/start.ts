@@ -7,6 +7,7 @@
 // with capped exponential backoff; once the database answers, the schema cache is rebuilt (it may
 // have changed) and requests are served again.
 import type { AddressInfo } from 'node:net';
+import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
 import { loadSchemaCache } from '../catalog/load.js';
@@ -31,8 +32,25 @@ export interface RunningServer {
   reloadSchemaCache(): Promise<void>;
   /** Resolves once a schema cache is loaded (at once if it already is). */
   ready(): Promise<void>;
+  /**
+   * Apply a new configuration without a restart (SIGUSR2, NOTIFY 'reload config'). Keys that
+   * shape listeners or the pool (db-uri, db-pool*, server-*, admin-*) need a restart and are
+   * kept; the names of such keys that changed are returned.
+   */
+  reloadConfig(next: AppConfig): Promise<string[]>;
   /** Stop accepting, finish in-flight requests, close the pool. */
   close(): Promise<void>;
+}
+
+/** Keys whose new value only takes effect after a restart. */
+const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
+  'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
+  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir',
+];
+
+export interface StartOptions {
+  /** Re-read the configuration (for NOTIFY 'reload config'); null when it has problems. */
+  readonly rereadConfig?: () => Promise<AppConfig | null>;
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {
@@ -45,6 +63,19 @@ function listen(server: http.Server, host: string, port: number): Promise<number
   });
 }
 
+/** server-unix-socket: listen on a socket file (a stale one is removed first) with the given mode. */
+async function listenUnix(server: http.Server, socketPath: string, mode: string): Promise<void> {
+  await rm(socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(socketPath, parseInt(mode, 8));
+}
+
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
@@ -52,7 +83,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 export const RETRY_INITIAL_MS = 500;
 export const RETRY_MAX_MS = 8000;
 
-export async function startServer(config: AppConfig, dbUri: string, log: Logger): Promise<RunningServer> {
+export async function startServer(initial: AppConfig, dbUri: string, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
+  let config = initial;
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
@@ -141,11 +173,16 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
     })().finally(() => (recovering = null));
   };
 
-  const auth = await createAuthenticator(config);
+  let auth = await createAuthenticator(config);
   const app: AppState = {
-    config,
+    // Getters: a config reload swaps both for the requests that start after it.
+    get config() {
+      return config;
+    },
     pool,
-    auth,
+    get auth() {
+      return auth;
+    },
     log,
     cache: () => {
       if (cache === null) poke(); // the request gets DBRST002; the next one may find the cache
@@ -165,7 +202,9 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
   }
 
   const { server, inFlight } = createHttpServer(app);
-  const port = await listen(server, config.serverHost, config.serverPort);
+  // server-unix-socket takes precedence over host and port, as in PostgREST.
+  const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort);
+  if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
 
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.
   let listening: () => void = () => undefined;
@@ -177,6 +216,9 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
         channel: config.dbChannel,
         onNotify: (payload) => {
           if (payload === '' || payload === 'reload schema') void reloadSchemaCache();
+          else if (payload === 'reload config' && opts.rereadConfig) {
+            void opts.rereadConfig().then((next) => (next ? reloadConfig(next) : null));
+          }
         },
         onConnected: () => {
           // A reconnection means the database was away: what we cached may be stale.
@@ -221,6 +263,22 @@ export async function startServer(config: AppConfig, dbUri: string, log: Logger)
     return closing;
   };
 
+  const reloadConfig = async (next: AppConfig): Promise<string[]> => {
+    const kept = RESTART_FIELDS.filter((f) => JSON.stringify(next[f]) !== JSON.stringify(config[f]));
+    const merged = { ...next } as Record<keyof AppConfig, unknown>;
+    for (const f of kept) merged[f] = config[f];
+    const nextAuth = await createAuthenticator(merged as unknown as AppConfig);
+    const schemasChanged = JSON.stringify(next.dbSchemas) !== JSON.stringify(config.dbSchemas) ||
+      JSON.stringify(next.dbHoistedTxSettings) !== JSON.stringify(config.dbHoistedTxSettings);
+    config = merged as unknown as AppConfig;
+    auth = nextAuth;
+    if (kept.length > 0) log.warn(`config reloaded; these keys need a restart to change: ${kept.join(', ')}`);
+    else log.info('config reloaded');
+    if (schemasChanged) await reloadSchemaCache();
+    return kept;
+  };
+
   const ready = () => (cache !== null ? Promise.resolve() : new Promise<void>((r) => readyWaiters.push(r)));
-  return { url: `http://${urlHost(config.serverHost)}:${port}`, port, adminUrl, app, reloadSchemaCache, ready, close };
+  const url = config.serverUnixSocket ? `unix:${config.serverUnixSocket}` : `http://${urlHost(config.serverHost)}:${port}`;
+  return { url, port, adminUrl, app, reloadSchemaCache, reloadConfig, ready, close };
 }

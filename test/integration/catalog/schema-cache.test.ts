@@ -375,7 +375,7 @@ t.test('introspect prints the cache', async (t) => {
   };
   const out = capture();
   const err = capture();
-  t.equal(await runIntrospect(config, { json: true, io: { stdout: out.stream, stderr: err.stream } }, db.uri), 0);
+  t.equal(await runIntrospect({ ...config, dbUri: db.uri }, {}, { json: true, io: { stdout: out.stream, stderr: err.stream } }), 0);
   t.same(JSON.parse(out.text()), JSON.parse(JSON.stringify(cache)), '--json is the SchemaCache');
 
   const out2 = capture();
@@ -390,7 +390,7 @@ t.test('introspect prints the cache', async (t) => {
   t.match(summary, /text\/tab-separated-values\s+films_tsv_agg \(aggregate\) on films/);
 
   const out3 = capture();
-  t.equal(await runIntrospect(config, { json: true, schema: 'extra', io: { stdout: out3.stream, stderr: err.stream } }, db.uri), 0);
+  t.equal(await runIntrospect({ ...config, dbUri: db.uri }, {}, { json: true, schema: 'extra', io: { stdout: out3.stream, stderr: err.stream } }), 0);
   t.same((JSON.parse(out3.text()) as SchemaCache).relations.map((r) => r.name), ['things'], '--schema');
 
   const err2 = capture();

@@ -98,3 +98,21 @@ t.test('dbrest serve: prints the URL; SIGTERM finishes an in-flight request, the
   await t.rejects(httpRequest(`http://127.0.0.1:${port}/films`), 'no longer accepting connections');
 });
 
+
+t.test('server-unix-socket: the API answers on a socket file with the configured mode', async (t) => {
+  const { mkdtempSync, rmSync, statSync } = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { Client } = await import('undici');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dbrest-sock-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const socketPath = path.join(dir, 'dbrest.sock');
+  const s = await startTestServer(t, { fixtures: [quickstart], config: { 'db-anon-role': 'web_anon', 'server-unix-socket': socketPath, 'server-unix-socket-mode': '600' } });
+  t.equal(s.server.url, `unix:${socketPath}`);
+  t.equal(statSync(socketPath).mode & 0o777, 0o600);
+  const client = new Client('http://localhost', { socketPath });
+  t.teardown(() => client.close());
+  const res = await client.request({ path: '/directors?select=name&id=eq.1', method: 'GET' });
+  t.equal(res.statusCode, 200);
+  t.same(await res.body.json(), [{ name: 'Agnès Varda' }]);
+});
