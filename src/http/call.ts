@@ -22,7 +22,7 @@ import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
 import { compile } from '../sql/fragment.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
-import { preferenceApplied, strictPreferences, writeError } from './mutate.js';
+import { preferenceApplied, writeError } from './mutate.js';
 import { runRequestTransaction } from './tx.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
@@ -38,8 +38,6 @@ export async function runCall(req: ApiRequest, routine: string, who: AuthResult,
 export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthResult, _cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const strict = strictPreferences(req.preferences);
-  if (!strict.ok) return strict;
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const m = media.value.media;

@@ -3,7 +3,8 @@
 import { findRoutines } from '../catalog/lookup.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
-import type { ApiError, Result } from '../errors/types.js';
+import { err, ok, type ApiError, type Result } from '../errors/types.js';
+import type { Preferences } from '../request/types.js';
 import { parseRequest } from '../request/parse-request.js';
 import type { HttpInput } from '../request/http-input.js';
 import { headerValue } from '../request/http-input.js';
@@ -49,7 +50,9 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     },
   });
   if (!parsed.ok) return fail(parsed.error);
-  const req = parsed.value;
+  const prefs = checkPreferences(parsed.value.preferences, app.timezones());
+  if (!prefs.ok) return fail(prefs.error);
+  const req = prefs.value === parsed.value.preferences ? parsed.value : { ...parsed.value, preferences: prefs.value };
   const t2 = performance.now();
 
   let result: Result<ResponseSpec>;
@@ -72,4 +75,17 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   if (!result.ok) return fail(result.error);
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
   return { response: { ...result.value, timings }, errorCode: null };
+}
+
+/**
+ * Preferences we cannot honour: with `handling=strict` a 400 DBRST122 naming them, otherwise
+ * ignored (PostgREST). An unknown `timezone=` is one of them.
+ */
+function checkPreferences(prefs: Preferences, timezones: ReadonlySet<string>): Result<Preferences> {
+  const badZone = prefs.timezone !== null && !timezones.has(prefs.timezone);
+  const invalid = badZone ? [...prefs.invalid, `timezone=${prefs.timezone}`] : prefs.invalid;
+  if (prefs.handling === 'strict' && invalid.length > 0) {
+    return err(errors.DBRST122('Invalid preferences given with handling=strict', { details: `Invalid preferences: ${invalid.join(', ')}` }));
+  }
+  return ok(badZone ? { ...prefs, timezone: null } : prefs);
 }

@@ -35,8 +35,6 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
   const t0 = performance.now();
   const plan = planMutate(req, relation, cache, cfg);
   if (!plan.ok) return plan;
-  const strict = strictPreferences(req.preferences);
-  if (!strict.ok) return strict;
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const singular = media.value.media === 'object' || media.value.media === 'object-stripped';
@@ -97,13 +95,6 @@ function offLimitsChanges(rows: number, limit: number | null): ApiError {
   });
 }
 
-/** DBRST122 when `handling=strict` came with preferences we do not know. */
-export function strictPreferences(prefs: Preferences): Result<true> {
-  if (prefs.handling === 'strict' && prefs.invalid.length > 0) {
-    return err(errors.DBRST122('Invalid preferences given with handling=strict', { details: `Invalid preferences: ${prefs.invalid.join(', ')}` }));
-  }
-  return ok(true);
-}
 
 /**
  * `Preference-Applied` as PostgREST writes it: the honoured preferences in its fixed order
@@ -121,6 +112,7 @@ export function preferenceApplied(
   if (prefs.count !== null) out.push(`count=${prefs.count}`);
   if (txPreferenceApplied(cfg, prefs)) out.push(`tx=${prefs.tx}`);
   if (prefs.handling !== null) out.push(`handling=${prefs.handling}`);
+  if (prefs.timezone !== null) out.push(`timezone=${prefs.timezone}`);
   if (include.maxAffected && prefs.handling === 'strict' && prefs.maxAffected !== null) out.push(`max-affected=${prefs.maxAffected}`);
   return out.length === 0 ? null : out.join(', ');
 }

@@ -53,6 +53,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (!body.ok) return body;
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+  if (req.preferences.timezone !== null) headers['Preference-Applied'] = `timezone=${req.preferences.timezone}`;
   for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
   return ok({
     status: gucs.value.status ?? range.status,

@@ -17,6 +17,7 @@ import type { AppConfig } from '../config/types.js';
 import { createPool } from '../db/pool.js';
 import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
+import { fetchTimezones } from '../db/timezones.js';
 import type { Logger } from '../observe/log.js';
 import { createAdminServer } from './admin.js';
 import type { AppState } from './app.js';
@@ -88,6 +89,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
+  let timezones: ReadonlySet<string> = new Set();
   let closed = false;
   let connected = false;
   let readyWaiters: Array<() => void> = [];
@@ -119,6 +121,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     try {
       const loaded = await loadSchemaCache(client, config.dbSchemas);
       roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
+      timezones = await fetchTimezones(client);
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
@@ -189,6 +192,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       return cache;
     },
     roleSettings: () => roleSettings,
+    timezones: () => timezones,
     connectionLost,
   };
   let loadedAtStart = false;

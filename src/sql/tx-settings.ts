@@ -20,7 +20,7 @@ function headersWithoutCookie(headers: Readonly<Record<string, string>>): Readon
 }
 
 export function contextSettings(
-  req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'>,
+  req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'> & { readonly preferences?: { readonly timezone: string | null } },
   who: RequestIdentity,
   cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>,
   hoisted: HoistedSettings = new Map(),
@@ -35,6 +35,8 @@ export function contextSettings(
     ['request.jwt.claims', JSON.stringify(who.claims)],
   ];
   for (const [k, v] of Object.entries(cfg.appSettings)) settings.push([`app.settings.${k}`, v]);
+  // Prefer: timezone (already checked against pg_timezone_names by the caller).
+  if (req.preferences?.timezone) settings.push(['timezone', req.preferences.timezone]);
   // Last, so everything above is set by the authenticator before privileges drop.
   settings.push(['role', who.role]);
   settings.push(...(hoisted.get(who.role) ?? []));

@@ -247,3 +247,26 @@ t.test('execution plans (db-plan-enabled)', async (t) => {
   t.equal(text.headers['content-type'], 'application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
   t.match(text.text, /Scan/);
 });
+
+t.test('Prefer: timezone applies to timestamptz output; unknown zones are ignored, or refused with handling=strict', async (t) => {
+  const s = await server(t);
+  await s.db.query(`CREATE TABLE public.events (id int PRIMARY KEY, at timestamptz); INSERT INTO public.events VALUES (1, '2026-01-01 12:00:00+00'); NOTIFY dbrest, 'reload schema'`);
+  const ask = (prefer?: string) => s.request('/events?select=at', { headers: { 'Accept-Profile': 'public', ...(prefer ? { Prefer: prefer } : {}) } });
+  let utc = await ask();
+  for (let i = 0; i < 50 && utc.status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    utc = await ask();
+  }
+  t.equal(utc.status, 200);
+  const tokyo = await ask('timezone=Asia/Tokyo');
+  t.equal(tokyo.status, 200);
+  t.same(tokyo.json(), [{ at: '2026-01-01T21:00:00+09:00' }]);
+  t.equal(tokyo.headers['preference-applied'], 'timezone=Asia/Tokyo');
+  const bogus = await ask('timezone=Mars/Olympus');
+  t.equal(bogus.status, 200);
+  t.same(bogus.json(), utc.json(), 'an unknown zone is ignored');
+  t.equal(bogus.headers['preference-applied'], undefined);
+  const strict = await ask('handling=strict, timezone=Mars/Olympus');
+  t.equal(strict.status, 400);
+  t.same(strict.json(), { code: 'DBRST122', details: 'Invalid preferences: timezone=Mars/Olympus', hint: null, message: 'Invalid preferences given with handling=strict' });
+});
