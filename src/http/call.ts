@@ -16,7 +16,7 @@ import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { readBodyFor, stripNulls } from '../response/read-body.js';
-import { setHeader } from '../response/headers.js';
+import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
 import { compile } from '../sql/fragment.js';
@@ -64,7 +64,7 @@ export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthR
   const gucs = parseResponseGucs(row[3], row[4]);
   if (!gucs.ok) return gucs;
   const applyGucs = (status: number, body: string | null): Result<ResponseSpec> => {
-    for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
+    applyHeaders(headers, gucs.value.headers);
     return ok({ status: gucs.value.status ?? status, headers, body, timings: timings() });
   };
 

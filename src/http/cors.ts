@@ -21,7 +21,7 @@ export function originAllowed(origin: string, allowed: ReadonlyArray<string> | n
 }
 
 /** `headers` without any `Access-Control-*` header (for a request from an origin that is not allowed). */
-export function withoutCorsHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+export function withoutCorsHeaders<V>(headers: Readonly<Record<string, V>>): Record<string, V> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^access-control-/i.test(name)));
 }
 

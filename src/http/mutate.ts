@@ -21,7 +21,7 @@ import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead, type Negotiated } from '../response/negotiate.js';
 import { readBodyFor, singularError } from '../response/read-body.js';
-import { setHeader } from '../response/headers.js';
+import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
@@ -184,7 +184,7 @@ function respondMutate(req: ApiRequest, plan: MutatePlan, media: Negotiated, cfg
 
   const gucs = parseResponseGucs(r.gucHeaders, r.gucStatus);
   if (!gucs.ok) return gucs;
-  for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
+  applyHeaders(headers, gucs.value.headers);
   return ok({ status: gucs.value.status ?? status, headers, body });
 }
 

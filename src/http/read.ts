@@ -8,7 +8,7 @@ import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { setHeader } from '../response/headers.js';
+import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
@@ -54,7 +54,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   if (req.preferences.timezone !== null) headers['Preference-Applied'] = `timezone=${req.preferences.timezone}`;
-  for (const [k, v] of gucs.value.headers) setHeader(headers, k, v);
+  applyHeaders(headers, gucs.value.headers);
   return ok({
     status: gucs.value.status ?? range.status,
     headers,

@@ -84,6 +84,6 @@ async function runRootSpec(req: ApiRequest, name: string, who: AuthResult, cache
   const result = await runCall(callReq, routine, who, cache, app);
   if (!result.ok || !wantsOpenApi) return result;
   const contentType = result.value.headers['Content-Type'];
-  if (contentType === undefined || !contentType.startsWith('application/json')) return result;
+  if (typeof contentType !== 'string' || !contentType.startsWith('application/json')) return result;
   return ok({ ...result.value, headers: { ...result.value.headers, 'Content-Type': 'application/openapi+json; charset=utf-8' } });
 }

@@ -46,13 +46,15 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | null> | null {
  * a `content-type` set by SQL through response.headers replaces dbrest's `Content-Type` instead of
  * being sent next to it.
  */
-function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, string>>>): Record<string, string | number> {
-  const byLower = new Map<string, [string, string]>();
+type HeaderValue = string | ReadonlyArray<string>;
+
+function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): Record<string, string | number | string[]> {
+  const byLower = new Map<string, [string, string | string[]]>();
   for (const source of sources) {
     for (const [name, value] of Object.entries(source)) {
       const key = name.toLowerCase();
       byLower.delete(key); // re-inserted: keeps the order in which the winning values were set
-      byLower.set(key, [name, value]);
+      byLower.set(key, [name, Array.isArray(value) ? [...value] : (value as string)]);
     }
   }
   return Object.fromEntries(byLower.values());
@@ -77,11 +79,11 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: 
  * writing them would throw inside the request handler, leaving the request hanging and the
  * rejection unhandled (which ends the process).
  */
-function unsendableHeader(headers: Readonly<Record<string, string>>): string | null {
+function unsendableHeader(headers: Readonly<Record<string, HeaderValue>>): string | null {
   for (const [name, value] of Object.entries(headers)) {
     try {
       http.validateHeaderName(name);
-      http.validateHeaderValue(name, value);
+      for (const v of Array.isArray(value) ? value : [value]) http.validateHeaderValue(name, v);
     } catch {
       return name;
     }

@@ -116,3 +116,17 @@ t.test('server-unix-socket: the API answers on a socket file with the configured
   t.equal(res.statusCode, 200);
   t.same(await res.body.json(), [{ name: 'Agnès Varda' }]);
 });
+
+t.test('response.headers may repeat a name: both Set-Cookie values reach the client', async (t) => {
+  const s = await startTestServer(t, {
+    fixtures: [quickstart, `CREATE VIEW cookies AS SELECT set_config('response.headers', '[{"Set-Cookie": "a=1; Path=/"}, {"Set-Cookie": "b=2; Path=/"}, {"content-type": "application/json"}]', true) AS x;
+      GRANT SELECT ON cookies TO web_anon;`],
+    config: { 'db-anon-role': 'web_anon' },
+  });
+  const { request } = await import('undici');
+  const res = await request(`${s.url}/cookies`);
+  await res.body.text();
+  t.equal(res.statusCode, 200);
+  t.same(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+  t.equal(res.headers['content-type'], 'application/json', 'a name SQL sets replaces ours, whatever its case');
+});
