@@ -4,13 +4,12 @@ import { findRoutines } from '../catalog/lookup.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
-import type { Preferences } from '../request/types.js';
+import { inputParams } from '../plan/call-plan.js';
+import { headerValue, type HttpInput } from '../request/http-input.js';
 import { parseRequest } from '../request/parse-request.js';
-import type { HttpInput } from '../request/http-input.js';
-import { headerValue } from '../request/http-input.js';
+import type { Preferences } from '../request/types.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
-import { inputParams } from '../plan/call-plan.js';
 import { runCall } from './call.js';
 import { runMutate } from './mutate.js';
 import { runOptions } from './options.js';
@@ -60,7 +59,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   else {
     switch (req.target.kind) {
       case 'root':
-        result = await renderRoot(req, cache, app);
+        result = await renderRoot(req, cache, app, auth.value);
         break;
       case 'relation':
         result = req.method === 'GET' || req.method === 'HEAD'
