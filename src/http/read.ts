@@ -46,8 +46,9 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
 
   const offset = plan.value.range.offset;
   const range = rangeStatus(offset, pageCount, total);
-  const headers: Record<string, string> = { 'Content-Range': contentRange(offset, pageCount, total) };
-  if (range.status === 416) return err({ ...range.error, headers });
+  const contentRangeValue = contentRange(offset, pageCount, total);
+  if (range.status === 416) return err({ ...range.error, headers: { 'Content-Range': contentRangeValue } });
+  const headers: Record<string, string | string[]> = { 'Content-Range': contentRangeValue };
 
   const body = readBodyFor(media.value.media, row[2] ?? '[]', pageCount);
   if (!body.ok) return body;
