@@ -17,7 +17,7 @@
 // postconditionFailure(). So a write stays one round trip and never leaves partial changes.
 import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
 import { logicSql, orderSql } from './filters.js';
-import { catalogExpression, catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { catalogExpression, catalogType, constant, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
 import { buildReadBody, responseHeadersSql, responseStatusSql } from './read.js';
 
 
@@ -174,8 +174,8 @@ function affectedRowsSql(plan: MutatePlan, limited: LimitedRows): Sql {
   let q = sql`SELECT ${ids} FROM ${qualified(plan.relation)} AS ${a}`;
   if (where.length > 0) q = sql`${q} WHERE ${join(where.map((l) => logicSql(plan.alias, l, noEmbeds)), constant(' AND '))}`;
   if (limited.order.length > 0) q = sql`${q} ORDER BY ${orderSql(plan.alias, limited.order, noEmbeds)}`;
-  if (limited.range.limit !== null) q = sql`${q} LIMIT ${value(limited.range.limit, 'bigint')}`;
-  if (limited.range.offset > 0) q = sql`${q} OFFSET ${value(limited.range.offset, 'bigint')}`;
+  if (limited.range.limit !== null) q = sql`${q} LIMIT ${rowCount(limited.range.limit)}`;
+  if (limited.range.offset > 0) q = sql`${q} OFFSET ${rowCount(limited.range.offset)}`;
   return q;
 }
 

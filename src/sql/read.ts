@@ -40,7 +40,7 @@
 import type { PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
-import { catalogType, constant, empty, ident, join, sql, type Sql } from './fragment.js';
+import { catalogType, constant, empty, ident, join, rowCount, sql, type Sql } from './fragment.js';
 
 export { buildCountQuery, buildPlannedCountStatement } from './count.js';
 
@@ -103,7 +103,7 @@ function totalCountSql(plan: ReadPlan, opts: { count: 'exact' | 'estimated' | nu
   }
   // LIMIT max+1 rows so "more than max" is visible without counting everything.
   const max = opts.maxRows;
-  return sql`(SELECT CASE WHEN pgrst_capped.n > ${max} THEN NULL ELSE pgrst_capped.n END FROM (SELECT pg_catalog.count(*) AS n FROM (${countQuery} LIMIT ${max + 1}) AS pgrst_count) AS pgrst_capped)`;
+  return sql`(SELECT CASE WHEN pgrst_capped.n > ${max} THEN NULL ELSE pgrst_capped.n END FROM (SELECT pg_catalog.count(*) AS n FROM (${countQuery} LIMIT ${rowCount(max + 1)}) AS pgrst_count) AS pgrst_capped)`;
 }
 
 // ---- nodes ----------------------------------------------------------------------------------------
@@ -134,8 +134,8 @@ function nodeQuery(node: ReadNode, from: Sql, joinConds: ReadonlyArray<Sql>, app
   if (groupBy.length > 0) q = sql`${q} GROUP BY ${join(groupBy)}`;
   if (apply.order && node.order.length > 0) q = sql`${q} ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}`;
   if (apply.range) {
-    if (node.range.limit !== null) q = sql`${q} LIMIT ${node.range.limit}`;
-    if (node.range.offset > 0) q = sql`${q} OFFSET ${node.range.offset}`;
+    if (node.range.limit !== null) q = sql`${q} LIMIT ${rowCount(node.range.limit)}`;
+    if (node.range.offset > 0) q = sql`${q} OFFSET ${rowCount(node.range.offset)}`;
   }
   return q;
 }

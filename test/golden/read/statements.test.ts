@@ -42,15 +42,15 @@ t.test("three levels of embedding (m2o, o2m, m2m) in ONE statement, exact count"
     'WHERE "tasks_1"."project_id" = "projects"."id") AS "projects_tasks_1") AS "projects_tasks_1" ON TRUE',
     'WHERE "projects"."id" > $1',
     'ORDER BY "projects"."name"',
-    'LIMIT $2)',
+    'LIMIT 2)',
     'SELECT (SELECT pg_catalog.count(*)',
     'FROM (SELECT 1',
     'FROM "test"."projects" AS "projects"',
-    'WHERE "projects"."id" > $3) AS pgrst_count) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'WHERE "projects"."id" > $2) AS pgrst_count) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
-  t.same(s.values, ["1",2,"1"]);
+  t.same(s.values, ["1","1"]);
 });
 
 t.test("operators: in, like(any), fts with language, JSON paths, is, not, logic trees", async (t) => {
@@ -71,18 +71,18 @@ t.test("!inner to-many, spread, null-embed filter, related order, estimated coun
     'LEFT JOIN LATERAL (SELECT "clients_1"."name" AS "client"',
     'FROM "test"."clients" AS "clients_1"',
     'WHERE "clients_1"."id" = "projects"."client_id"',
-    'LIMIT $1) AS "projects_clients_1" ON TRUE',
+    'LIMIT 100) AS "projects_clients_1" ON TRUE',
     'INNER JOIN LATERAL (SELECT json_agg("projects_tasks_1") AS "projects_tasks_1"',
     'FROM (SELECT "tasks_1"."name"',
     'FROM "test"."tasks" AS "tasks_1"',
-    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $2',
+    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $1',
     'ORDER BY "tasks_1"."id"',
-    'LIMIT $3) AS "projects_tasks_1") AS "projects_tasks_1" ON "projects_tasks_1"."projects_tasks_1" IS NOT NULL',
+    'LIMIT 1) AS "projects_tasks_1") AS "projects_tasks_1" ON "projects_tasks_1"."projects_tasks_1" IS NOT NULL',
     'WHERE "projects_clients_1" IS DISTINCT',
     'FROM NULL',
     'ORDER BY "projects_clients_1"."client" DESC NULLS LAST',
-    'LIMIT $4)',
-    'SELECT (SELECT CASE WHEN pgrst_capped.n > $5 THEN NULL ELSE pgrst_capped.n END',
+    'LIMIT 100)',
+    'SELECT (SELECT CASE WHEN pgrst_capped.n > $2 THEN NULL ELSE pgrst_capped.n END',
     'FROM (SELECT pg_catalog.count(*) AS n',
     'FROM (SELECT 1',
     'FROM "test"."projects" AS "projects"',
@@ -90,12 +90,12 @@ t.test("!inner to-many, spread, null-embed filter, related order, estimated coun
     'FROM "test"."clients" AS "clients_1"',
     'WHERE "clients_1"."id" = "projects"."client_id") AND EXISTS (SELECT 1',
     'FROM "test"."tasks" AS "tasks_1"',
-    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $6)',
-    'LIMIT $7) AS pgrst_count) AS pgrst_capped) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $3)',
+    'LIMIT 101) AS pgrst_count) AS pgrst_capped) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
-  t.same(s.values, [100,"Design%",1,100,100,"Design%",101]);
+  t.same(s.values, ["Design%",100,"Design%"]);
 });
 
 t.test("aggregates group by position and by embedded JSON text", async (t) => {
@@ -190,7 +190,7 @@ t.test("one-to-one and a disambiguated embed with offset", async (t) => {
     'FROM (SELECT "messages_1"."body"',
     'FROM "test"."messages" AS "messages_1"',
     'WHERE "messages_1"."sender" = "users"."id"',
-    'ORDER BY "messages_1"."id" DESC OFFSET $1) AS "users_sent_1") AS "users_sent_1" ON TRUE',
+    'ORDER BY "messages_1"."id" DESC OFFSET 1) AS "users_sent_1") AS "users_sent_1" ON TRUE',
   ));
-  t.same(s.values, [1]);
+  t.same(s.values, []);
 });

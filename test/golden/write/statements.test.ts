@@ -166,17 +166,17 @@ t.test("PATCH limited by order and limit: rows chosen first, matched by ctid", a
     'FROM "public"."items" AS "items"',
     'WHERE "items"."qty" > $1',
     'ORDER BY "items"."id" DESC',
-    'LIMIT $2::bigint), pgrst_mutation AS (UPDATE "public"."items" AS "items" SET "qty" = pgrst_body."qty"',
-    'FROM (SELECT $3::json AS json_data) pgrst_payload,',
+    'LIMIT 2), pgrst_mutation AS (UPDATE "public"."items" AS "items" SET "qty" = pgrst_body."qty"',
+    'FROM (SELECT $2::json AS json_data) pgrst_payload,',
     'LATERAL (SELECT "qty"',
     'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("qty" integer)) pgrst_body, pgrst_affected_rows',
     'WHERE "items".tableoid = pgrst_affected_rows.pgrst_tableoid AND "items".ctid = pgrst_affected_rows.pgrst_ctid',
     'RETURNING 1)',
-    `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, CASE WHEN pg_catalog.count(_postgrest_t) > $4::bigint THEN ($5::text || (pg_catalog.count(_postgrest_t))::text)::integer END AS postcondition`,
+    `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, CASE WHEN pg_catalog.count(_postgrest_t) > $3::bigint THEN ($4::text || (pg_catalog.count(_postgrest_t))::text)::integer END AS postcondition`,
     'FROM (SELECT *',
     'FROM pgrst_mutation) AS _postgrest_t',
   ));
-  t.same(s.values, ["1",2,"{\"qty\":3}",2,"dbrest-postcondition DBRST110 "]);
+  t.same(s.values, ["1","{\"qty\":3}",2,"dbrest-postcondition DBRST110 "]);
 });
 
 t.test("PATCH with an empty body changes nothing", async (t) => {
@@ -293,9 +293,9 @@ t.test("SETOF a table: select, filters, order, limit and an exact count over the
     'FROM pgrst_source AS "items"',
     'WHERE "items"."qty" > $2',
     'ORDER BY "items"."id"',
-    'LIMIT $3) AS _postgrest_t',
+    'LIMIT 2) AS _postgrest_t',
   ));
-  t.same(s.values, ["1","1",2]);
+  t.same(s.values, ["1","1"]);
 });
 
 t.test("RETURNS TABLE", async (t) => {
