@@ -139,17 +139,18 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   }
 
   const representation = req.preferences.return ?? 'minimal';
-  let read: ReadPlan | null = null;
-  if (representation === 'representation') {
-    const r = planRead(
-      { schema: req.schema, relation: relation.name, query: nonRootQuery(q), range: null, count: null },
-      cache,
-      // db-max-rows does not cap a write's representation (PostgREST's treeRestrictRange).
-      { dbMaxRows: null, dbAggregatesEnabled: cfg.dbAggregatesEnabled },
-    );
-    if (!r.ok) return r;
-    read = r.value;
-  }
+  // The read over the written rows is planned whatever `return=` says, as PostgREST plans it: a
+  // filter, order or limit on an embedded resource the request does not embed, or an embed that
+  // does not exist, is an error (DBRST108, DBRST200, …) — never a filter silently dropped, which
+  // would turn `DELETE /t?other.id=eq.1` into a DELETE of every row.
+  const planned = planRead(
+    { schema: req.schema, relation: relation.name, query: nonRootQuery(q), range: null, count: null },
+    cache,
+    // db-max-rows does not cap a write's representation (PostgREST's treeRestrictRange).
+    { dbMaxRows: null, dbAggregatesEnabled: cfg.dbAggregatesEnabled },
+  );
+  if (!planned.ok) return planned;
+  const read: ReadPlan | null = representation === 'representation' ? planned.value : null;
   const returning = returningFor(representation, read, pk, action === 'create' || action === 'upsert');
   const strict = req.preferences.handling === 'strict';
   const base = {

@@ -10,6 +10,7 @@ import { headerValue, headerValues, type HttpInput } from './http-input.js';
 import { parseAccept, parseContentType } from './media-type.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
+import { parseUrlEncoded } from './urlencoded.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -65,7 +66,11 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     ? ctx.routineArgNames(schema.value.schema, target.value.name)
     : null;
   const isRpcArg = (name: string) => (target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD') ? argNames?.has(name) ?? false : false);
-  const query = parseQueryParams(new URLSearchParams(search), { isRpcArg });
+  const params = parseUrlEncoded(search);
+  if (params === null) {
+    return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
+  }
+  const query = parseQueryParams(params, { isRpcArg });
   if (!query.ok) return query;
 
   const rangeUnit = headerValue(input, 'range-unit');

@@ -7,11 +7,16 @@
 //   text/plain, text/xml, application/octet-stream   the raw body (POST /rpc/f with one unnamed
 //                                       text / xml / bytea parameter)
 //
+// Every body but application/octet-stream is text and must be UTF-8: anything else is DBRST102,
+// never decoded with U+FFFD in place of the bytes (the text stored would not be the text sent).
+//
 // JSON is checked here only for its shape: the body travels to PostgreSQL as ONE json parameter,
 // unpacked there with json_to_recordset (sql/mutate.ts), so it is never re-serialised.
+import { isUtf8 } from 'node:buffer';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { ContentType } from './api-request.js';
+import { parseUrlEncoded } from './urlencoded.js';
 
 /** The body media types dbrest reads. */
 export type PayloadMedia = 'json' | 'csv' | 'form' | 'text' | 'xml' | 'binary';
@@ -68,6 +73,12 @@ export function parsePayload(body: Buffer | null, ct: ContentType | null, opts: 
     return err(invalidBody(`Content-Type not acceptable: ${mime}`));
   }
   const raw = body ?? Buffer.alloc(0);
+  // Text is UTF-8 (PostgreSQL's encoding): a body that is not is refused, never read with U+FFFD
+  // in place of the bytes it could not decode (which would store other text than was sent).
+  if (media !== 'binary' && !isUtf8(raw)) {
+    const at = `The request body is not valid UTF-8: invalid byte sequence at byte ${invalidUtf8Offset(raw)}`;
+    return err(invalidBody(media === 'json' ? 'Empty or invalid json' : 'The request body is not valid UTF-8', at));
+  }
   switch (media) {
     case 'json':
       return parseJsonPayload(raw.toString('utf8'), opts);
@@ -80,6 +91,37 @@ export function parsePayload(body: Buffer | null, ct: ContentType | null, opts: 
     case 'binary':
       return ok({ kind: 'raw', media, body: raw });
   }
+}
+
+/** Offset of the first byte that does not start a well-formed UTF-8 sequence (Unicode table 3-7); -1 if none. */
+function invalidUtf8Offset(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f; // no UTF-16 surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f; // nothing above U+10FFFF
+    } else return i;
+    for (let k = 1; k <= n; k++) {
+      const d = b[i + k];
+      if (d === undefined || d < (k === 1 ? lo : 0x80) || d > (k === 1 ? hi : 0xbf)) return i;
+    }
+    i += n + 1;
+  }
+  return -1;
 }
 
 // ---- JSON -------------------------------------------------------------------------------------------
@@ -219,7 +261,8 @@ function parseCsvPayload(text: string): Result<Payload> {
     if (fields.length !== width) {
       return err(invalidBody('All lines must have same number of fields', `line ${r + 2} has ${fields.length} fields, the header has ${width}`));
     }
-    const o: Record<string, string | null> = {};
+    // No prototype: a `__proto__` header is a key like any other (then not a column: DBRST204).
+    const o: Record<string, string | null> = Object.create(null);
     header.forEach((name, j) => {
       const v = fields[j]!;
       o[name] = v === 'NULL' ? null : v;
@@ -233,10 +276,13 @@ function parseCsvPayload(text: string): Result<Payload> {
 // ---- form -------------------------------------------------------------------------------------------
 
 function parseFormPayload(text: string, opts: PayloadOptions): Result<Payload> {
-  const pairs = [...new URLSearchParams(text)].map(([k, v]) => [k, v] as const);
+  const pairs = parseUrlEncoded(text);
+  if (pairs === null) {
+    return err(invalidBody('The request body is not valid UTF-8', 'A percent-encoded name or value of the form body is not valid UTF-8'));
+  }
   if (opts.forCall) return ok({ kind: 'form', pairs });
   // A table write: one object of text values, the last of a repeated key winning.
-  const o: Record<string, string> = {};
+  const o: Record<string, string> = Object.create(null);
   for (const [k, v] of pairs) o[k] = v;
   return ok({ kind: 'json', text: JSON.stringify(o), keys: Object.keys(o), isObject: true });
 }

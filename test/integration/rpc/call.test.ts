@@ -60,6 +60,35 @@ t.test('Calling functions', async (t) => {
     t.equal(bytes.text, '4');
   });
 
+  t.test('text that is not UTF-8 is refused, never passed on with U+FFFD: 400 DBRST102 / DBRST100', async (t) => {
+    const raw = await s.request('/rpc/text_length', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: Buffer.from([0x61, 0xff, 0x62]) });
+    t.equal(raw.status, 400);
+    t.same(raw.json(), {
+      code: 'DBRST102',
+      message: 'The request body is not valid UTF-8',
+      details: 'The request body is not valid UTF-8: invalid byte sequence at byte 1',
+      hint: null,
+    });
+    const form = await s.request('/rpc/greet', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=%FF' });
+    t.equal(form.status, 400);
+    t.equal(form.json().code, 'DBRST102');
+    t.equal(form.json().details, 'A percent-encoded name or value of the form body is not valid UTF-8');
+    const query = await s.request('/rpc/greet?name=%FF');
+    t.equal(query.status, 400);
+    t.same(query.json(), {
+      code: 'DBRST100',
+      message: 'failed to parse the query string',
+      details: 'A percent-encoded name or value is not valid UTF-8',
+      hint: null,
+    });
+    t.equal(query.headers['proxy-status'], 'dbrest; error=DBRST100');
+    // Well-formed UTF-8 escapes, and bytes for a bytea parameter, are fine.
+    t.equal((await s.request('/rpc/greet?name=caf%C3%A9')).text, '"hello café"');
+    t.equal((await s.request('/rpc/greet', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'name=caf%C3%A9' })).text, '"hello café"');
+    const bytes = await s.request('/rpc/bytes_length', { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from([0xff, 0xfe]) });
+    t.equal(bytes.text, '2');
+  });
+
   t.test('Prefer: params=single-object passes the body to a named json parameter', async (t) => {
     const res = await s.request('/rpc/named_json', { method: 'POST', headers: { Prefer: 'params=single-object' }, body: { x: 1 } });
     t.equal(res.status, 200);

@@ -145,6 +145,71 @@ t.test('Insert', async (t) => {
     t.match(bad.json().details, /position 9/);
   });
 
+  t.test('a body that is not UTF-8 is refused (400 DBRST102), never stored with U+FFFD; nothing inserted', async (t) => {
+    const before = await tableRows(s, 'items');
+    const cafe = (prefix: string, suffix = '') => Buffer.concat([Buffer.from(prefix), Buffer.from([0xe9]), Buffer.from(suffix)]); // Latin-1 é
+    const jsonBody = await s.request('/items', { method: 'POST', headers: json, body: cafe('{"id": 60, "name": "caf', '"}') });
+    t.equal(jsonBody.status, 400);
+    t.same(jsonBody.json(), {
+      code: 'DBRST102',
+      message: 'Empty or invalid json',
+      details: 'The request body is not valid UTF-8: invalid byte sequence at byte 23',
+      hint: null,
+    });
+    t.equal(jsonBody.headers['proxy-status'], 'dbrest; error=DBRST102');
+    // With columns= the JSON is not parsed in Node, but it is still checked.
+    const columns = await s.request('/items?columns=id,name', { method: 'POST', headers: json, body: cafe('[{"id": 60, "name": "caf', '"}]') });
+    t.equal(columns.status, 400);
+    t.equal(columns.json().details, 'The request body is not valid UTF-8: invalid byte sequence at byte 24');
+    const csv = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: cafe('id,name\n61,caf', '\n') });
+    t.equal(csv.status, 400);
+    t.same(csv.json(), {
+      code: 'DBRST102',
+      message: 'The request body is not valid UTF-8',
+      details: 'The request body is not valid UTF-8: invalid byte sequence at byte 14',
+      hint: null,
+    });
+    const form = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: cafe('id=62&name=caf') });
+    t.equal(form.status, 400);
+    t.equal(form.json().message, 'The request body is not valid UTF-8');
+    // A percent-escape of a byte that is not UTF-8 (URLSearchParams would read U+FFFD).
+    const escaped = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'id=62&name=caf%E9' });
+    t.equal(escaped.status, 400);
+    t.same(escaped.json(), {
+      code: 'DBRST102',
+      message: 'The request body is not valid UTF-8',
+      details: 'A percent-encoded name or value of the form body is not valid UTF-8',
+      hint: null,
+    });
+    t.same(await tableRows(s, 'items'), before);
+    // The same text, well encoded, is stored as sent.
+    const ok = await s.request('/items', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Prefer: 'return=representation' },
+      body: 'id=62&name=caf%C3%A9',
+    });
+    t.equal(ok.status, 201);
+    t.same(ok.json(), [{ id: 62, name: 'café', qty: 1 }]);
+  });
+
+  t.test('a __proto__ key in a form or CSV body is a key like any other: 400 DBRST204, not dropped', async (t) => {
+    const form = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'id=63&__proto__=x' });
+    t.equal(form.status, 400);
+    t.same(form.json(), { code: 'DBRST204', message: "Could not find the '__proto__' column of 'items' in the schema cache", details: null, hint: null });
+    const csv = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'text/csv' }, body: '__proto__,id\nx,64' });
+    t.equal(csv.status, 400);
+    t.equal(csv.json().code, 'DBRST204');
+    t.same(await s.db.query('SELECT * FROM items WHERE id IN (63, 64)'), []);
+  });
+
+  t.test('an embed named in select= that does not exist fails even with return=minimal: 400 DBRST200', async (t) => {
+    const res = await s.request('/items?select=id,nope(*)', { method: 'POST', body: { id: 65 } });
+    t.equal(res.status, 400);
+    t.equal(res.json().code, 'DBRST200');
+    t.equal(res.json().message, "Could not find a relationship between 'items' and 'nope' in the schema cache");
+    t.same(await s.db.query('SELECT * FROM items WHERE id = 65'), []);
+  });
+
   t.test('unsupported Content-Type: 400 DBRST102', async (t) => {
     const res = await s.request('/items', { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'x' });
     t.equal(res.status, 400);

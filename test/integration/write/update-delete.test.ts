@@ -93,6 +93,38 @@ t.test('Update', async (t) => {
     t.same(await tableRows(s, 'items'), before);
   });
 
+  t.test('a filter on a resource the request does not embed: 400 DBRST108, never dropped (which would update every row)', async (t) => {
+    const before = await tableRows(s, 'projects');
+    const res = await s.request('/projects?clients.id=eq.1', { method: 'PATCH', body: { name: 'everything' } });
+    t.equal(res.status, 400);
+    t.same(res.json(), {
+      code: 'DBRST108',
+      message: "'clients' is not an embedded resource in this request",
+      details: null,
+      hint: "Verify that 'clients' is included in the 'select' query parameter.",
+    });
+    const repr = await s.request('/projects?clients.id=eq.1', { method: 'PATCH', headers: { Prefer: 'return=representation' }, body: { name: 'everything' } });
+    t.equal(repr.status, 400);
+    t.equal(repr.json().code, 'DBRST108');
+    const unrelated = await s.request('/projects?nope.id=eq.1&select=id,nope(*)', { method: 'PATCH', body: { name: 'everything' } });
+    t.equal(unrelated.status, 400);
+    t.equal(unrelated.json().code, 'DBRST200');
+    t.same(await tableRows(s, 'projects'), before);
+  });
+
+  t.test('a filter value that is not UTF-8: 400 DBRST100, nothing changes', async (t) => {
+    const before = await tableRows(s, 'items');
+    const res = await s.request('/items?name=eq.%FF', { method: 'PATCH', body: { qty: 0 } });
+    t.equal(res.status, 400);
+    t.same(res.json(), {
+      code: 'DBRST100',
+      message: 'failed to parse the query string',
+      details: 'A percent-encoded name or value is not valid UTF-8',
+      hint: null,
+    });
+    t.same(await tableRows(s, 'items'), before);
+  });
+
   t.test('through an auto-updatable view and a view with INSTEAD OF UPDATE', async (t) => {
     const v = await s.request('/items_view?id=eq.1', { method: 'PATCH', headers: { Prefer: 'return=representation' }, body: { qty: 10 } });
     t.equal(v.status, 200);
@@ -173,6 +205,19 @@ t.test('Delete', async (t) => {
     t.equal(res.status, 409);
     t.equal(res.json().code, '23503');
     t.same(await tableRows(s, 'clients'), before);
+  });
+
+  t.test('a filter on a resource the request does not embed: 400 DBRST108, nothing deleted', async (t) => {
+    const before = await tableRows(s, 'employees');
+    const res = await s.request('/employees?clients.id=eq.1', { method: 'DELETE' });
+    t.equal(res.status, 400);
+    t.equal(res.json().code, 'DBRST108');
+    t.equal(res.json().message, "'clients' is not an embedded resource in this request");
+    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST108');
+    const limited = await s.request('/employees?clients.id=eq.1&order=id&limit=1', { method: 'DELETE', headers: { Prefer: 'return=headers-only' } });
+    t.equal(limited.status, 400);
+    t.equal(limited.json().code, 'DBRST108');
+    t.same(await tableRows(s, 'employees'), before);
   });
 
   t.test('DELETE without filters removes every row', async (t) => {

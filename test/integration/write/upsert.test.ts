@@ -143,6 +143,14 @@ t.test('PUT', async (t) => {
     }
   });
 
+  t.test('a filter on a resource the request does not embed: 400 DBRST108, nothing written', async (t) => {
+    const before = await tableRows(s, 'projects');
+    const res = await s.request('/projects?id=eq.1&clients.id=eq.1', { method: 'PUT', body: { id: 1, name: 'replaced' } });
+    t.equal(res.status, 400);
+    t.equal(res.json().code, 'DBRST108');
+    t.same(await tableRows(s, 'projects'), before);
+  });
+
   t.test('limit/offset: 400 DBRST114', async (t) => {
     const res = await s.request('/employees?id=eq.1&limit=1', { method: 'PUT', body: { id: 1, name: 'x' } });
     t.equal(res.status, 400);
