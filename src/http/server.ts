@@ -13,6 +13,7 @@ import { errorResponse, handleRequest, type Handled } from './handle.js';
 
 /** Largest request body we accept (PostgREST leaves this to the proxy; we refuse before buffering more). */
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
+const MAX_HEADER_BYTES = 64 * 1024;
 
 export interface HttpServer {
   readonly server: http.Server;
@@ -102,7 +103,9 @@ export function createHttpServer(app: AppState): HttpServer {
   let inFlight = 0;
   let seq = 0;
   const prefix = randomBytes(3).toString('hex');
-  const server = http.createServer(async (req, res) => {
+  // PostgREST clients put long `in.(…)` lists in the URL; Node's 16 KiB header limit would answer
+  // them 431. 64 KiB keeps a bound on memory per connection.
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, async (req, res) => {
     inFlight++;
     const started = process.hrtime.bigint();
     const requestId = `${prefix}-${(++seq).toString(36)}`;

@@ -270,3 +270,11 @@ t.test('Prefer: timezone applies to timestamptz output; unknown zones are ignore
   t.equal(strict.status, 400);
   t.same(strict.json(), { code: 'DBRST122', details: 'Invalid preferences: timezone=Mars/Olympus', hint: null, message: 'Invalid preferences given with handling=strict' });
 });
+
+t.test('a long in.() list in the URL is served (URLs up to 64 KiB)', async (t) => {
+  const s = await server(t);
+  const ids = Array.from({ length: 5000 }, (_, i) => i + 1).join(',');
+  const r = await s.request(`/clients?select=id&order=id&id=in.(${ids})`);
+  t.equal(r.status, 200);
+  t.same(r.json(), [{ id: 1 }, { id: 2 }, { id: 3 }]);
+});
