@@ -120,15 +120,22 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Make every ancestor of `dir` traversable by the postgres user (mkdtemp makes 0700 dirs). */
-async function openPathFor(dir: string, who: RunAs): Promise<void> {
+/**
+ * Running as root, the server runs as the postgres user, which must be able to reach the data dir:
+ * give it the data dir, and make each ancestor traversable by others (o+x: enter, not list) where
+ * it is not (mkdtemp makes 0700 dirs; /root is 0700). Each such change is reported.
+ */
+async function openPathFor(dir: string, who: RunAs, progress: (m: string) => void): Promise<void> {
   if (who.uid === undefined) return;
   await fs.mkdir(dir, { recursive: true });
   await fs.chown(dir, who.uid, who.gid ?? who.uid);
   await fs.chmod(dir, 0o700);
   for (let p = path.dirname(dir); p !== path.dirname(p); p = path.dirname(p)) {
     const st = await fs.stat(p);
-    if ((st.mode & 0o001) === 0) await fs.chmod(p, st.mode | 0o711);
+    if ((st.mode & 0o001) === 0) {
+      await fs.chmod(p, st.mode | 0o001);
+      progress(`made ${p} traversable (o+x) so the postgres user can reach the data directory`);
+    }
   }
 }
 
@@ -233,7 +240,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   let password: string;
   if (initialised) {
     await fs.mkdir(path.dirname(dataDir), { recursive: true });
-    await openPathFor(dataDir, who);
+    await openPathFor(dataDir, who, progress);
     password = randomBytes(18).toString('base64url');
     await runInitdb(bins, dataDir, password, who, progress);
     await fs.writeFile(passwordFile, password, { mode: 0o600 });
