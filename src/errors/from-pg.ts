@@ -5,6 +5,7 @@
 //                               {status, status_text?, headers?}: full control of status and body.
 // (PostgREST spells the latter 'PGRST'.) Unparsable JSON in a DBRST raise gives DBRST121.
 import type { PgError } from '../db/pg-error.js';
+import { isHeaderName, isHeaderValue } from '../response/header-syntax.js';
 import { errors } from './catalog.js';
 import { statusForSqlState } from './sqlstate.js';
 import type { ApiError } from './types.js';
@@ -35,10 +36,6 @@ const MESSAGE_HINT =
 const DETAIL_HINT =
   "DETAIL must be a JSON object with obligatory key: 'status' and optional keys: 'status_text', 'headers'.";
 
-/** RFC 9110 token: what a header name may contain. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Characters Node refuses in a header value or reason phrase (CR, LF, NUL and other controls). */
-const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 interface RaisedBody {
   readonly code: string;
@@ -122,14 +119,14 @@ function parseRaisedDetail(text: string): RaisedResponse | null {
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 999) return null;
 
   const statusText = optionalString(o['status_text']);
-  if (statusText === undefined || (statusText !== null && INVALID_HEADER_VALUE.test(statusText))) return null;
+  if (statusText === undefined || (statusText !== null && !isHeaderValue(statusText))) return null;
 
   const rawHeaders = o['headers'];
   const headers: Record<string, string> = {};
   if (rawHeaders !== undefined && rawHeaders !== null) {
     if (typeof rawHeaders !== 'object' || Array.isArray(rawHeaders)) return null;
     for (const [name, value] of Object.entries(rawHeaders as Record<string, unknown>)) {
-      if (!HEADER_NAME.test(name) || typeof value !== 'string' || INVALID_HEADER_VALUE.test(value)) return null;
+      if (!isHeaderName(name) || typeof value !== 'string' || !isHeaderValue(value)) return null;
       headers[name] = value;
     }
   }

@@ -74,24 +74,6 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: 
   res.end(spec.body ?? undefined);
 }
 
-/**
- * The first header Node would refuse to send — a name that is not an RFC 9110 token, a value with
- * CR, LF or another control character — or null. Such headers can come from SQL (response.headers);
- * writing them would throw inside the request handler, leaving the request hanging and the
- * rejection unhandled (which ends the process).
- */
-function unsendableHeader(headers: Readonly<Record<string, HeaderValue>>): string | null {
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      http.validateHeaderName(name);
-      for (const v of Array.isArray(value) ? value : [value]) http.validateHeaderValue(name, v);
-    } catch {
-      return name;
-    }
-  }
-  return null;
-}
-
 /** `Server-Timing: jwt;dur=0.1, parse;dur=0.2, …` (PostgREST's stage names). */
 function serverTiming(timings: Readonly<Record<string, number>>): string {
   return Object.entries(timings).map(([k, v]) => `${k};dur=${v.toFixed(1)}`).join(', ');
@@ -132,18 +114,6 @@ export function createHttpServer(app: AppState): HttpServer {
       inFlight--;
     }
     const method = req.method ?? 'GET';
-    const unsendable = unsendableHeader(handled.response.headers);
-    if (unsendable !== null) {
-      const details = `The header ${JSON.stringify(unsendable)} cannot be sent: its name must be an HTTP token and its value must not contain control characters`;
-      app.log.error(`${requestId} ${method} ${req.url}: ${details}`);
-      handled = errorResponse(
-        handled.errorCode === null
-          ? errors.DBRST111('response.headers guc must be a JSON array composed of objects with a single key and a string value', { details })
-          : errors.DBRSTX00('Internal server error', { hint: `request id ${requestId}` }),
-        app,
-        method,
-      );
-    }
     if (origin && !originAllowed(origin, app.config.serverCorsAllowedOrigins)) {
       // server-cors-allowed-origins restricts for real: the `Access-Control-Allow-Origin: *` an
       // OPTIONS answer carries (PostgREST's) must not let a refused origin through.

@@ -2,9 +2,7 @@
 // statement (PostgREST's contract). Pure.
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
-
-/** RFC 9110 token: the characters a header field name may have. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+import { isHeaderName, isHeaderValue } from './header-syntax.js';
 
 export interface ResponseOverrides {
   readonly status: number | null;
@@ -36,7 +34,7 @@ export function parseResponseGucs(headersGuc: string | null, statusGuc: string |
       if (entries.length !== 1 || typeof entries[0]![1] !== 'string') return invalid();
       const [name, value] = entries[0] as [string, string];
       // HTTP can carry only token names and values without control characters (no header injection).
-      if (!HEADER_NAME.test(name) || /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+      if (!isHeaderName(name) || !isHeaderValue(value)) {
         return err(errors.DBRST111('response.headers guc must be a JSON array composed of objects with a single key and a string value', {
           details: `not a valid HTTP header: ${JSON.stringify(name)}`,
         }));
