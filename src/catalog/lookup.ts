@@ -84,11 +84,12 @@ export function findColumn(relation: Relation, name: string): Column | undefined
 /**
  * The candidate closest to `name`, for hints like PostgREST's "Perhaps you meant the table
  * 'public.films'", or null when nothing is close enough. Case-insensitive Levenshtein distance,
- * scored as similarity 1 - distance / longer length; a candidate must score at least 1/3
- * (PostgREST's fuzzy set keeps matches above 0.33). Ties go to the first candidate in code-unit
- * order, so the answer does not depend on the candidates' order.
+ * scored as similarity 1 - distance / longer length; a candidate must score at least `minScore`
+ * (PostgREST's fuzzy set keeps matches above 0.33; it asks 0.75 for table names so hints do not
+ * reveal unrelated tables). Ties go to the first candidate in code-unit order, so the answer does
+ * not depend on the candidates' order.
  */
-export function suggest(name: string, candidates: ReadonlyArray<string>): string | null {
+export function suggest(name: string, candidates: ReadonlyArray<string>, minScore = 1 / 3): string | null {
   const target = name.toLowerCase();
   let best: string | null = null;
   let bestScore = -1;
@@ -102,7 +103,7 @@ export function suggest(name: string, candidates: ReadonlyArray<string>): string
       bestScore = score;
     }
   }
-  return best !== null && bestScore >= 1 / 3 ? best : null;
+  return best !== null && bestScore >= minScore ? best : null;
 }
 
 function levenshtein(a: string, b: string): number {

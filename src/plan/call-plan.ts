@@ -15,7 +15,7 @@ import type { ApiRequest } from '../request/api-request.js';
 import { parsePayload, payloadMedia, type PayloadMedia } from '../request/payload.js';
 import type { QueryParams, RangeHeader } from '../request/types.js';
 import { qualified, sql } from '../sql/fragment.js';
-import { suggest } from './embed.js';
+import { suggest } from '../catalog/lookup.js';
 import { planReadFromCall } from './read-plan.js';
 import type { ReadPlan } from './types.js';
 

@@ -1,7 +1,7 @@
 // Relationship resolution for `select=target!hint(...)`: which relationship of the schema cache an
 // embed means (PostgREST's Plan.findRel), and the DBRST200/DBRST201/DBRST205 errors with PostgREST's
 // messages and "did you mean" hints. Pure.
-import { findRelation, relationshipsFrom as allRelationshipsFrom } from '../catalog/lookup.js';
+import { findRelation, relationshipsFrom as allRelationshipsFrom, suggest } from '../catalog/lookup.js';
 import type { Cardinality, ForeignKeyRelationship, Relationship, SchemaCache } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
@@ -156,43 +156,6 @@ function ambiguous(parent: string, child: string, rels: ReadonlyArray<Relationsh
     hint: `Try changing '${child}' to one of the following: ${rels.map(hintFor).join(', ')}. Find the desired relationship in the 'details' key.`,
   });
   return { ...e, detailsJson: candidates };
-}
-
-// ---- fuzzy matching ---------------------------------------------------------------------------
-
-/**
- * Closest candidate by Levenshtein similarity (1 - distance / longer length), if at least `minScore`.
- * catalog/lookup.ts's suggest() uses a fixed 1/3; PostgREST asks 0.75 for table names (so hints do
- * not reveal unrelated tables), hence this variant with a threshold.
- */
-export function suggest(name: string, candidates: ReadonlyArray<string>, minScore: number): string | null {
-  let best: string | null = null;
-  let bestScore = -1;
-  for (const c of candidates) {
-    const score = similarity(name.toLowerCase(), c.toLowerCase());
-    if (score >= minScore && score > bestScore) {
-      best = c;
-      bestScore = score;
-    }
-  }
-  return best;
-}
-
-function similarity(a: string, b: string): number {
-  const longest = Math.max(a.length, b.length);
-  return longest === 0 ? 1 : 1 - levenshtein(a, b) / longest;
-}
-
-function levenshtein(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
 
 const unique = <T>(xs: ReadonlyArray<T>): T[] => [...new Set(xs)];

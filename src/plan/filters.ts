@@ -5,7 +5,7 @@ import type { Column, Routine } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { FieldRef, Filter, LogicTree, OrderTerm } from '../request/types.js';
-import { suggest } from './embed.js';
+import { suggest } from '../catalog/lookup.js';
 import type { PlannedEmbed, PlannedField, PlannedLogic, PlannedOrder, PlannedSelect } from './types.js';
 
 /** What a node offers to the expressions written against it. */

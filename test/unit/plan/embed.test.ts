@@ -1,6 +1,7 @@
 // Relationship resolution (PostgREST's findRel) and its errors, on the read.sql cache fixture.
 import t from 'tap';
-import { describeRelationship, relationNotFound, resolveRelationship, suggest } from '../../../src/plan/embed.js';
+import { describeRelationship, relationNotFound, resolveRelationship } from '../../../src/plan/embed.js';
+import { suggest } from '../../../src/catalog/lookup.js';
 import { cache } from './cache-fixture.js';
 
 const resolve = (origin: string, target: string, hint: string | null = null) => {
