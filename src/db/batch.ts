@@ -29,7 +29,7 @@ interface PgResult {
 
 /** The subset of pg's Connection used to write protocol messages. */
 interface Connection {
-  stream: { cork?(): void; uncork?(): void; destroy(): void; writable: boolean; write(b: Buffer): boolean };
+  stream: { cork?(): void; uncork?(): void; writableCorked?: number; destroy(): void; writable: boolean; write(b: Buffer): boolean };
   _send(buffer: Buffer): boolean;
   parsedStatements: Record<string, string>;
   parse(q: { text: string; name: string; types: unknown[] }): void;
@@ -103,6 +103,13 @@ class BatchQuery extends (pg.Query as unknown as new (config: object) => object)
       return e as Error; // nothing was written yet
     }
     connection._send = send;
+    // Batches submitted in the same tick (several requests pipelined on this connection,
+    // db/leases.ts) leave in one write: cork until the event loop's check phase.
+    const stream = connection.stream;
+    if (stream.cork && stream.uncork && !stream.writableCorked) {
+      stream.cork();
+      setImmediate(() => stream.uncork!());
+    }
     send.call(connection, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     return null;
   }

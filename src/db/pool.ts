@@ -1,5 +1,6 @@
-// The connection pool. Clients run in pg's pipeline mode so a request's BEGIN, context, main
-// statement and COMMIT go out together: one round trip per request.
+// The connection pool. Clients run in pg's pipeline mode: a request's context and statements go out
+// together (db/batch.ts), and when every connection is busy several requests' batches can share one
+// (db/leases.ts).
 import pg from 'pg';
 import type { AppConfig } from '../config/types.js';
 

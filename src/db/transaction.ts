@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';
 import { BatchError, runBatch, type BatchResult, type BatchStatement } from './batch.js';
+import { leases, type Lease } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
 
 export interface RequestTransaction {
@@ -61,9 +62,9 @@ const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
   prepared ? { text: st.text, values: st.values, name: statementName(st.text) } : { text: st.text, values: st.values };
 
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
-  let client: pg.PoolClient;
+  let lease: Lease;
   try {
-    client = await pool.connect();
+    lease = await leases(pool).acquire();
   } catch (e) {
     return { ok: false, kind: 'acquire', error: e as Error };
   }
@@ -79,23 +80,26 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   for (const st of tx.statements) batch.push(asBatch(st, tx.prepared));
   if (tx.end === 'rollback') batch.push({ text: 'ROLLBACK', values: [] });
 
+  const running = runBatch(lease.client, batch);
+  // A failure inside BEGIN … ROLLBACK leaves the explicit transaction open and aborted, and other
+  // batches may be pipelined behind this one on the connection: a second ROLLBACK, queued right
+  // behind it, always closes it (outside a transaction it is only a warning).
+  const closing = tx.end === 'rollback' ? runBatch(lease.client, [{ text: 'ROLLBACK', values: [] }]).catch(() => undefined) : null;
   try {
-    const results = await runBatch(client, batch);
-    client.release();
+    const results = await running;
+    await closing;
+    lease.release();
     return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
   } catch (e) {
+    await closing;
     const cause = e instanceof BatchError ? e.cause : e;
     const pgError = toPgError(cause);
     if (pgError) {
-      // A server error ends the batch's implicit transaction (rolled back); the connection is fine,
-      // unless the batch had opened an explicit one (tx=rollback), which is left aborted. (The
-      // transaction status is not reliable here: the error can arrive before its ReadyForQuery.
-      // ROLLBACK outside a transaction is only a warning.)
-      if (tx.end === 'rollback') await client.query('ROLLBACK').catch(() => undefined);
-      client.release();
+      // A server error ends the batch's implicit transaction (rolled back); the connection is fine.
+      lease.release();
       return { ok: false, kind: 'database', error: pgError };
     }
-    client.release(cause instanceof Error ? cause : true);
+    lease.release(cause instanceof Error ? cause : new Error(String(cause)));
     return { ok: false, kind: 'connection', error: cause as Error };
   }
 }

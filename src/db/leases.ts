@@ -1,0 +1,95 @@
+// Connections shared by pipelining. While the pool has a free connection (or room for a new one),
+// a request gets a connection of its own, as from any pool. When every connection is busy, a
+// request's batch is pipelined behind those already running on the least busy connection instead
+// of waiting for one to be released: each batch ends in its own Sync, so it is still its own
+// implicit transaction (an error in one batch ends at its Sync and touches no other), and batches
+// written in the same tick leave in one write (db/batch.ts corks the socket). PostgreSQL answers
+// them in order; fewer system calls and wake-ups on both sides per request.
+//
+// A connection is shared only while the batch at its head is young (SHARE_WINDOW_MS): a batch
+// behind a slow query would wait for it, so once a connection has been busy that long, new
+// requests wait for the pool as before (and get DBRST003 when db-pool-acquisition-timeout passes).
+import type pg from 'pg';
+
+/** Batches in flight on one connection at most. */
+const MAX_DEPTH = 8;
+/** A connection whose oldest batch has run longer than this takes no more batches. */
+const SHARE_WINDOW_MS = 20;
+
+export interface Lease {
+  readonly client: pg.PoolClient;
+  /** Give the lease back; pass the error when the connection is broken (it is then discarded). */
+  release(broken?: Error): void;
+}
+
+interface Shared {
+  readonly client: pg.PoolClient;
+  /** Start times of the batches in flight, oldest first (a connection answers in order). */
+  readonly started: number[];
+  broken: Error | null;
+}
+
+export class LeaseManager {
+  private readonly busy = new Map<pg.PoolClient, Shared>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async acquire(): Promise<Lease> {
+    const shared = this.hasFreeConnection() ? null : this.shareable();
+    if (shared) return this.lease(shared);
+    const client = await this.pool.connect();
+    let entry = this.busy.get(client);
+    if (!entry) {
+      entry = { client, started: [], broken: null };
+      this.busy.set(client, entry);
+    }
+    return this.lease(entry);
+  }
+
+  private hasFreeConnection(): boolean {
+    const p = this.pool as pg.Pool & { options: { max: number } };
+    return p.idleCount > 0 || p.totalCount < p.options.max;
+  }
+
+  /** The least busy connection that may take one more batch now, if any. */
+  private shareable(): Shared | null {
+    const now = performance.now();
+    let best: Shared | null = null;
+    for (const s of this.busy.values()) {
+      if (s.broken || s.started.length >= MAX_DEPTH) continue;
+      if (s.started.length > 0 && now - s.started[0]! > SHARE_WINDOW_MS) continue;
+      if (!best || s.started.length < best.started.length) best = s;
+    }
+    return best;
+  }
+
+  private lease(entry: Shared): Lease {
+    entry.started.push(performance.now());
+    let released = false;
+    return {
+      client: entry.client,
+      release: (broken?: Error) => {
+        if (released) return;
+        released = true;
+        entry.started.shift();
+        if (broken) entry.broken ??= broken;
+        if (entry.started.length === 0) {
+          this.busy.delete(entry.client);
+          entry.client.release(entry.broken ?? undefined);
+        }
+      },
+    };
+  }
+}
+
+const managers = new WeakMap<pg.Pool, LeaseManager>();
+
+/** The lease manager of a pool (one per pool, made on first use). */
+export function leases(pool: pg.Pool): LeaseManager {
+  let m = managers.get(pool);
+  if (!m) {
+    m = new LeaseManager(pool);
+    managers.set(pool, m);
+  }
+  return m;
+}

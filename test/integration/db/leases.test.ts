@@ -1,0 +1,94 @@
+// Connections shared by pipelining (db/leases.ts): with every connection busy, a request's batch
+// goes behind the young batches on a connection instead of waiting; each batch stays its own
+// transaction (settings, failures and rollbacks never reach a neighbour); a connection whose head
+// batch is slow takes no more, so those requests wait for the pool as before.
+import t from 'tap';
+import { leases } from '../../../src/db/leases.js';
+import { createPool } from '../../../src/db/pool.js';
+import { runTransaction, type RequestTransaction } from '../../../src/db/transaction.js';
+import { createTestDatabase } from '../../helpers/db.js';
+
+const base: RequestTransaction = { readOnly: false, settings: [], preRequest: null, statements: [], end: 'commit', prepared: true };
+const tick = () => new Promise<void>((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+t.test('a busy connection is shared while its head batch is young, then not', async (t) => {
+  const db = await createTestDatabase();
+  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 0.3, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  const first = await manager.acquire();
+  const started = performance.now();
+  const second = await manager.acquire();
+  t.ok(performance.now() - started < 50, 'the second lease did not wait for the first to be released');
+  t.equal(second.client, first.client, 'it is the same (only) connection');
+
+  await sleep(40); // the head batch is now older than the sharing window
+  const third = manager.acquire();
+  await t.rejects(third, /timeout/i, 'a connection busy for long is not shared: the pool timeout applies');
+
+  first.release();
+  second.release();
+  t.equal(pool.idleCount, 1, 'released once, back in the pool, when its last lease ends');
+  const fourth = await manager.acquire();
+  t.equal(fourth.client, first.client);
+  fourth.release();
+  fourth.release(); // a second release is a no-op
+  t.equal(pool.idleCount, 1);
+});
+
+t.test('pipelined batches on one connection stay separate transactions', async (t) => {
+  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
+  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const insert = (id: number, note: string | null) => ({ text: 'INSERT INTO items VALUES ($1, $2) RETURNING id', values: [id, note] });
+  const readSetting = { text: "SELECT coalesce(current_setting('request.method', true), '')", values: [] };
+
+  // The first batch takes the connection; the rest, started one tick later, are pipelined behind
+  // it (up to the depth limit) or wait for it.
+  const head = runTransaction(pool, { ...base, statements: [insert(1, 'head')] });
+  await tick();
+  const runs = Array.from({ length: 24 }, (_, i) => {
+    const id = 100 + i;
+    switch (i % 4) {
+      case 0: // commits
+        return runTransaction(pool, { ...base, settings: [['request.method', `M${i}`]], statements: [insert(id, 'kept'), readSetting] });
+      case 1: // fails after a successful statement: its first insert is rolled back
+        return runTransaction(pool, { ...base, statements: [insert(id, 'lost'), insert(id + 1000, null)] });
+      case 2: // rolls back by request, after failing inside its explicit transaction
+        return runTransaction(pool, { ...base, end: 'rollback', statements: [insert(id, 'lost'), { text: 'SELECT 1/0', values: [] }] });
+      default: // sees no setting of a neighbour
+        return runTransaction(pool, { ...base, statements: [readSetting] });
+    }
+  });
+  const [first, ...rest] = await Promise.all([head, ...runs]);
+  t.ok(first!.ok);
+  rest.forEach((out, i) => {
+    switch (i % 4) {
+      case 0:
+        t.ok(out.ok, `#${i} committed`);
+        if (out.ok) t.same(out.results[1]!.rows, [[`M${i}`]], `#${i} saw its own setting`);
+        break;
+      case 1:
+        t.equal(!out.ok && out.kind === 'database' && out.error.code, '23502', `#${i} failed with 23502`);
+        break;
+      case 2:
+        t.equal(!out.ok && out.kind === 'database' && out.error.code, '22012', `#${i} failed with 22012`);
+        break;
+      default:
+        t.ok(out.ok);
+        if (out.ok) t.same(out.results[0]!.rows, [['']], `#${i} saw no neighbour's setting`);
+    }
+  });
+  const kept = (await db.query<{ id: number }>('SELECT id FROM items ORDER BY id')).map((r) => r.id);
+  t.same(kept, [1, ...Array.from({ length: 6 }, (_, k) => 100 + 4 * k)], 'exactly the committed rows');
+  const after = await runTransaction(pool, { ...base, statements: [{ text: 'SELECT pg_catalog.txid_current_if_assigned() IS NULL', values: [] }] });
+  t.ok(after.ok, 'the connection is usable afterwards (no aborted transaction left open)');
+  t.equal(pool.totalCount, 1, 'all of it on one connection');
+});
