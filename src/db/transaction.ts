@@ -48,7 +48,7 @@ function settingsStatement(n: number): string {
 
 const names = new Map<string, string>();
 /** A stable prepared-statement name per SQL text, so each request shape is parsed once per connection. */
-function statementName(text: string): string {
+export function statementName(text: string): string {
   let name = names.get(text);
   if (!name) {
     name = 'dbrest_' + createHash('sha1').update(text).digest('hex').slice(0, 20);
@@ -59,7 +59,7 @@ function statementName(text: string): string {
 }
 
 const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
-  prepared ? { text: st.text, values: st.values, name: statementName(st.text) } : { text: st.text, values: st.values };
+  prepared ? { text: st.text, values: st.values, name: st.name ?? statementName(st.text) } : { text: st.text, values: st.values };
 
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
   let lease: Lease;

@@ -12,42 +12,72 @@ import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
 import { planCall, type PlannedCall } from '../plan/call-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
+import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead } from '../response/negotiate.js';
+import { negotiateRead, type Negotiated } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { readBodyFor, stripNulls } from '../response/read-body.js';
 import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
-import { compile } from '../sql/fragment.js';
+import { compile, type Statement } from '../sql/fragment.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
 import { preferenceApplied, writeError } from './mutate.js';
+import { plannedByShape } from './shape-memo.js';
 import { runRequestTransaction } from './tx.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
-  const call = planCall(req, routine, cache, app.config);
-  if (!call.ok) return call;
-  return executeCall(call.value, req, who, cache, app);
+  const media = negotiateRead(req.accept, { planEnabled: app.config.dbPlanEnabled });
+  if (req.method !== 'POST' || !media.ok || media.value.plan) {
+    const call = planCall(req, routine, cache, app.config);
+    if (!call.ok) return call;
+    return executeCall(call.value, req, who, cache, app);
+  }
+  // A POSTed JSON body: planned and compiled once per shape (http/shape-memo.ts).
+  const shape = callShape(media.value.media, req.preferences);
+  const planned = plannedByShape(req, cache, app.config, true, req.query.columns, (r) => {
+    const call = planCall(r, routine, cache, app.config);
+    if (!call.ok) return call;
+    return ok({ plan: call.value, statement: compile(buildCallStatement(call.value, shape)) });
+  });
+  if (!planned.ok) return planned;
+  return executeCall(planned.value.plan, req, who, cache, app, planned.value.statement);
+}
+
+/** What the call statement returns for a negotiated media type and the count preference. */
+function callShape(m: Negotiated['media'], prefs: Pick<Preferences, 'count'>): { body: CallBodyShape; count: boolean } {
+  const body: CallBodyShape = m === 'object' || m === 'object-stripped' ? 'single' : m === 'csv' ? 'rows' : 'json';
+  return { body, count: prefs.count === 'exact' || prefs.count === 'estimated' };
 }
 
 /**
  * Run a planned call and shape its response. `req` supplies the request context (method, path,
  * headers, cookies → GUCs; Accept; Prefer), whatever bound the arguments.
  */
-export async function executeCall(call: PlannedCall, req: ApiRequest, who: AuthResult, _cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
+export async function executeCall(
+  call: PlannedCall,
+  req: ApiRequest,
+  who: AuthResult,
+  _cache: SchemaCache,
+  app: AppState,
+  /** The call's statement when the caller already compiled it (http/shape-memo.ts). */
+  compiled: Statement | null = null,
+): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const m = media.value.media;
-  const shape: CallBodyShape = m === 'object' || m === 'object-stripped' ? 'single' : m === 'csv' ? 'rows' : 'json';
-  const count = req.preferences.count === 'exact' || req.preferences.count === 'estimated';
+  const { body: shape, count } = callShape(m, req.preferences);
 
-  const main = buildCallStatement(call, { body: shape, count });
-  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
+  if (media.value.plan) {
+    const main = buildCallStatement(call, { body: shape, count });
+    return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
+  }
+  const statement = compiled ?? compile(buildCallStatement(call, { body: shape, count }));
   const t1 = performance.now();
-  const outcome = await runRequestTransaction(req, who, app, [compile(main)], call.readOnly);
+  const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
   if (!outcome.ok) return err(writeError(outcome, who, app));
   const t2 = performance.now();
   const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });

@@ -27,27 +27,38 @@ import { compile } from '../sql/fragment.js';
 import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
+import { plannedByShape } from './shape-memo.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { runRequestTransaction, txPreferenceApplied } from './tx.js';
 
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const plan = planMutate(req, relation, cache, cfg);
-  if (!plan.ok) return plan;
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
+  const singular = media.ok && (media.value.media === 'object' || media.value.media === 'object-stripped');
+  if (media.ok && media.value.plan) {
+    const plan = planMutate(req, relation, cache, cfg);
+    if (!plan.ok) return plan;
+    return explainStatement(req, who, app, buildMutateStatement(plan.value, { singular }), media.value.plan, media.value.contentType, false);
+  }
+  // POST and PATCH read the body with `columns=` (PUT ignores it, DELETE has none).
+  const columns = req.method === 'POST' || req.method === 'PATCH' ? req.query.columns : null;
+  const planned = plannedByShape(req, cache, cfg, false, columns, (r) => {
+    const p = planMutate(r, relation, cache, cfg);
+    if (!p.ok) return p;
+    if (!media.ok) return media; // a plan error comes first, as PostgREST checks
+    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular })) });
+  });
+  if (!planned.ok) return planned;
+  const plan = planned.value.plan;
   if (!media.ok) return media;
-  const singular = media.value.media === 'object' || media.value.media === 'object-stripped';
-
-  const main = buildMutateStatement(plan.value, { singular });
-  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, false);
   const t1 = performance.now();
-  const outcome = await runRequestTransaction(req, who, app, [compile(main)]);
-  if (!outcome.ok) return err(writeError(outcome, who, app, plan.value.rowLimit));
+  const outcome = await runRequestTransaction(req, who, app, [planned.value.statement]);
+  if (!outcome.ok) return err(writeError(outcome, who, app, plan.rowLimit));
   const t2 = performance.now();
 
   const row = outcome.results[0]!.rows[0] as [string, string | null, string | null, number | null, string | null, string | null, unknown];
-  const res = respondMutate(req, plan.value, media.value, cfg, {
+  const res = respondMutate(req, plan, media.value, cfg, {
     pageCount: Number(row[0]),
     body: row[1],
     location: row[2],

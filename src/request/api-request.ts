@@ -34,4 +34,6 @@ export interface ApiRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly cookies: Readonly<Record<string, string>>;
   readonly path: string;
+  /** The raw query string (after `?`, still percent-encoded; '' when none). */
+  readonly search: string;
 }

@@ -96,5 +96,6 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     headers,
     cookies: parseCookies(headerValue(input, 'cookie')),
     path: pathname,
+    search,
   });
 }

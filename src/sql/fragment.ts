@@ -96,6 +96,8 @@ export function join(items: ReadonlyArray<Sql>, separator: Sql = sql`, `): Sql {
 export interface Statement {
   readonly text: string;
   readonly values: ReadonlyArray<unknown>;
+  /** Prepared-statement name, when already known (else derived from the text when it runs). */
+  readonly name?: string;
 }
 
 /** Render to text + values, numbering parameters `$1…$n` in order. */
