@@ -45,6 +45,8 @@ export interface BatchStatement {
   readonly values: ReadonlyArray<unknown>;
   /** Prepared-statement name; omitted for a one-off (unnamed) statement. */
   readonly name?: string;
+  /** Its rows are not wanted (the context settings): they are not parsed. */
+  readonly discard?: boolean;
 }
 
 export interface BatchResult {
@@ -63,8 +65,11 @@ export class BatchError extends Error {
   }
 }
 
+/** Stands in for the result of a statement whose rows are discarded. */
+const DISCARDED = { command: null, rowCount: null, rows: [], fields: [] } as unknown as PgResult;
+
 // Extends pg.Query because pg's pipeline mode refuses other submittables (pg-cursor & co.).
-class BatchQuery extends (pg.Query as unknown as new (config: object) => object) {
+class BatchQuery extends (pg.Query as unknown as new (config: object | string) => object) {
   private readonly results: PgResult[];
   private current = 0;
   private readonly done: (err: Error | null, results?: BatchResult[]) => void;
@@ -74,8 +79,9 @@ class BatchQuery extends (pg.Query as unknown as new (config: object) => object)
     types: unknown,
     done: (err: Error | null, results?: BatchResult[]) => void,
   ) {
-    super({ text: statements[0]?.text ?? '', rowMode: 'array' });
-    this.results = statements.map(() => new Result('array', types));
+    // A plain string: pg copies a config object on every query, which a batch does not need.
+    super(statements[0]?.text ?? '');
+    this.results = statements.map((st) => (st.discard ? DISCARDED : new Result('array', types)));
     this.done = done;
     (this as unknown as { callback: unknown }).callback = () => undefined; // pg checks a callback exists
   }
@@ -115,16 +121,18 @@ class BatchQuery extends (pg.Query as unknown as new (config: object) => object)
   }
 
   handleRowDescription(msg: { fields: unknown }): void {
-    this.results[this.current]?.addFields(msg.fields);
+    const r = this.results[this.current];
+    if (r && r !== DISCARDED) r.addFields(msg.fields);
   }
 
   handleDataRow(msg: { fields: unknown }): void {
     const r = this.results[this.current];
-    if (r) r.addRow(r.parseRow(msg.fields));
+    if (r && r !== DISCARDED) r.addRow(r.parseRow(msg.fields));
   }
 
   handleCommandComplete(msg: unknown): void {
-    this.results[this.current]?.addCommandComplete(msg);
+    const r = this.results[this.current];
+    if (r && r !== DISCARDED) r.addCommandComplete(msg);
     this.current++;
   }
 

@@ -73,7 +73,7 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   const batch: BatchStatement[] = [];
   if (tx.end === 'rollback') batch.push({ text: 'BEGIN', values: [] });
   if (settings.length > 0) {
-    batch.push(asBatch({ text: settingsStatement(settings.length), values: settings.flat() }, tx.prepared));
+    batch.push({ ...asBatch({ text: settingsStatement(settings.length), values: settings.flat() }, tx.prepared), discard: true });
   }
   if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
   const firstMain = batch.length;

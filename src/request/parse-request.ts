@@ -62,10 +62,11 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   const schema = chooseSchema(input, method, ctx.schemas);
   if (!schema.ok) return schema;
 
-  const argNames = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD' || method === 'POST')
+  // Only GET/HEAD calls take arguments from the query string.
+  const argNames = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD')
     ? ctx.routineArgNames(schema.value.schema, target.value.name)
     : null;
-  const isRpcArg = (name: string) => (target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD') ? argNames?.has(name) ?? false : false);
+  const isRpcArg = (name: string) => argNames?.has(name) ?? false;
   const params = parseUrlEncoded(search);
   if (params === null) {
     return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
