@@ -69,11 +69,23 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
     return { ok: false, kind: 'acquire', error: e as Error };
   }
   const started = performance.now();
-  const settings = tx.readOnly ? [['transaction_read_only', 'on'] as const, ...tx.settings] : tx.settings;
   const batch: BatchStatement[] = [];
   if (tx.end === 'rollback') batch.push({ text: 'BEGIN', values: [] });
-  if (settings.length > 0) {
-    batch.push({ ...asBatch({ text: settingsStatement(settings.length), values: settings.flat() }, tx.prepared), discard: true });
+  const count = tx.settings.length + (tx.readOnly ? 1 : 0);
+  if (count > 0) {
+    // name, value, name, value, … (a plain loop: this runs for every request)
+    const values: string[] = new Array<string>(count * 2);
+    let i = 0;
+    if (tx.readOnly) {
+      values[i++] = 'transaction_read_only';
+      values[i++] = 'on';
+    }
+    for (const [name, value] of tx.settings) {
+      values[i++] = name;
+      values[i++] = value;
+    }
+    const text = settingsStatement(count);
+    batch.push(tx.prepared ? { text, values, name: statementName(text), discard: true } : { text, values, discard: true });
   }
   if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
   const firstMain = batch.length;
