@@ -3,8 +3,7 @@
 //
 //   WITH pgrst_source AS (
 //     SELECT pgrst_call.* FROM "s"."f"("a" := $1::integer) pgrst_call                 -- typed arguments
-//   | SELECT pgrst_call.* FROM (SELECT $1::json AS json_data) pgrst_payload,            -- JSON body
-//       LATERAL (SELECT "a", "b" FROM json_to_record(pgrst_payload.json_data) AS _("a" integer, "b" text) LIMIT 1) pgrst_body,
+//   | SELECT pgrst_call.* FROM pg_catalog.json_to_record($1::json) AS pgrst_body("a" integer, "b" text), -- JSON body
 //       LATERAL "s"."f"("a" := pgrst_body."a", "b" := pgrst_body."b") pgrst_call
 //   | SELECT pgrst_call.pgrst_scalar FROM (SELECT "s"."f"(…) AS pgrst_scalar) pgrst_call  -- scalar / void
 //   )

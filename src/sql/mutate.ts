@@ -4,8 +4,7 @@
 //   WITH pgrst_mutation AS (
 //     INSERT INTO "s"."t" AS "t" ("a", "b")
 //     SELECT pgrst_body."a", pgrst_body."b"
-//     FROM (SELECT $1::json AS json_data) pgrst_payload,
-//          LATERAL (SELECT "a", "b" FROM json_to_recordset(pgrst_payload.json_data) AS _("a" integer, "b" text)) pgrst_body
+//     FROM pg_catalog.json_to_recordset($1::json) AS pgrst_body("a" integer, "b" text)
 //     RETURNING "t".*),
 //   pgrst_source AS (<select= and embeds over pgrst_mutation, sql/read.ts's buildReadBody>)
 //   SELECT count, body, location, inserted, response.headers, response.status, postcondition
@@ -226,6 +225,14 @@ export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: b
   const defaults = body.applyDefaults ? body.columns.filter((c) => c.default !== null) : [];
   const useDefaults = defaults.length > 0;
   const param = useDefaults ? value(body.text, 'jsonb') : value(body.text, 'json');
+  if (!useDefaults && body.columns.length > 0 && (body.isObject || !opts.limitOne)) {
+    // The common case, without the layers: fewer plan nodes to start and a shorter text for
+    // PostgreSQL to copy on every execution. json_to_record gives exactly one row, so a LIMIT 1
+    // is only needed for an array.
+    const fn = body.isObject ? constant('pg_catalog.json_to_record') : constant('pg_catalog.json_to_recordset');
+    const typed = join(body.columns.map((c) => sql`${ident(c.name)} ${catalogType(c.type)}`));
+    return sql`FROM ${fn}(${param}) AS pgrst_body(${typed})`;
+  }
   let from = sql`FROM (SELECT ${param} AS json_data) pgrst_payload`;
   let src = constant('pgrst_payload.json_data');
   if (useDefaults) {

@@ -19,8 +19,7 @@ t.test('a bulk insert of 10,000 rows is ONE statement with ONE json parameter', 
   t.equal(big.values.length, 1, 'one parameter');
   t.equal(big.values[0], JSON.stringify(rows), 'the body itself, unchanged');
   t.equal(big.text, small.text, 'the SQL text does not grow with the rows (one prepared statement)');
-  t.match(big.text, /FROM \(SELECT \$1::json AS json_data\) pgrst_payload/);
-  t.match(big.text, /json_to_recordset\(pgrst_payload\.json_data\) AS _\("id" integer, "name" text\)/);
+  t.match(big.text, /FROM pg_catalog\.json_to_recordset\(\$1::json\) AS pgrst_body\("id" integer, "name" text\)/);
   t.notMatch(big.text, /\$2/);
 });
 
@@ -40,9 +39,7 @@ t.test("POST one object: json_to_record, RETURNING 1", async (t) => {
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."items" AS "items" ("id", "name")',
     'SELECT pgrst_body."id", pgrst_body."name"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "id", "name"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("id" integer, "name" text)) pgrst_body',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("id" integer, "name" text)',
     'RETURNING 1)',
     `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT *',
@@ -56,9 +53,7 @@ t.test("POST an array: json_to_recordset", async (t) => {
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."items" AS "items" ("id", "name")',
     'SELECT pgrst_body."id", pgrst_body."name"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "id", "name"',
-    'FROM pg_catalog.json_to_recordset(pgrst_payload.json_data) AS _("id" integer, "name" text)) pgrst_body',
+    'FROM pg_catalog.json_to_recordset($1::json) AS pgrst_body("id" integer, "name" text)',
     'RETURNING 1)',
     `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT *',
@@ -72,9 +67,7 @@ t.test("POST return=representation with select= and an embed over the written ro
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."projects" AS "projects" ("name", "client_id")',
     'SELECT pgrst_body."name", pgrst_body."client_id"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "name", "client_id"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("name" text, "client_id" integer)) pgrst_body',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("name" text, "client_id" integer)',
     'RETURNING "projects"."id", "projects"."name", "projects"."client_id"), pgrst_source AS (SELECT "projects"."id", "projects"."name", row_to_json("projects_clients_1".*) AS "clients"',
     'FROM pgrst_mutation AS "projects"',
     'LEFT JOIN',
@@ -93,9 +86,7 @@ t.test("POST merge-duplicates on_conflict, headers-only: counted inserts, Locati
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."employees" AS "employees" ("id", "name")',
     'SELECT pgrst_body."id", pgrst_body."name"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "id", "name"',
-    'FROM pg_catalog.json_to_recordset(pgrst_payload.json_data) AS _("id" integer, "name" text)) pgrst_body',
+    'FROM pg_catalog.json_to_recordset($1::json) AS pgrst_body("id" integer, "name" text)',
     `WHERE pg_catalog.set_config('dbrest.inserted', (coalesce(nullif(pg_catalog.current_setting('dbrest.inserted', true), '')::integer, 0) + 1)::text, true) <> '0'`,
     'ON CONFLICT ("name")',
     'DO UPDATE SET "id" = EXCLUDED."id", "name" = EXCLUDED."name"',
@@ -113,9 +104,7 @@ t.test("POST ignore-duplicates", async (t) => {
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."employees" AS "employees" ("id", "name")',
     'SELECT pgrst_body."id", pgrst_body."name"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "id", "name"',
-    'FROM pg_catalog.json_to_recordset(pgrst_payload.json_data) AS _("id" integer, "name" text)) pgrst_body',
+    'FROM pg_catalog.json_to_recordset($1::json) AS pgrst_body("id" integer, "name" text)',
     'ON CONFLICT ("id") DO NOTHING',
     'RETURNING 1)',
     `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
@@ -147,9 +136,7 @@ t.test("PATCH with filters and strict max-affected: the postcondition", async (t
   const s = mutateStatement(cache, request(cache, 'PATCH', '/items?id=gt.1&name=like.a*', { Prefer: 'handling=strict, max-affected=5' }, { qty: 3 }));
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (UPDATE "public"."items" AS "items" SET "qty" = pgrst_body."qty"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "qty"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("qty" integer)) pgrst_body',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("qty" integer)',
     'WHERE "items"."id" > $2 AND "items"."name" LIKE $3',
     'RETURNING 1)',
     `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, CASE WHEN pg_catalog.count(_postgrest_t) > $4::bigint THEN ($5::text || (pg_catalog.count(_postgrest_t))::text)::integer END AS postcondition`,
@@ -167,9 +154,7 @@ t.test("PATCH limited by order and limit: rows chosen first, matched by ctid", a
     'WHERE "items"."qty" > $1',
     'ORDER BY "items"."id" DESC',
     'LIMIT 2), pgrst_mutation AS (UPDATE "public"."items" AS "items" SET "qty" = pgrst_body."qty"',
-    'FROM (SELECT $2::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "qty"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("qty" integer)) pgrst_body, pgrst_affected_rows',
+    'FROM pg_catalog.json_to_record($2::json) AS pgrst_body("qty" integer), pgrst_affected_rows',
     'WHERE "items".tableoid = pgrst_affected_rows.pgrst_tableoid AND "items".ctid = pgrst_affected_rows.pgrst_ctid',
     'RETURNING 1)',
     `SELECT pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, NULL::text AS location, NULL::integer AS inserted, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, CASE WHEN pg_catalog.count(_postgrest_t) > $3::bigint THEN ($4::text || (pg_catalog.count(_postgrest_t))::text)::integer END AS postcondition`,
@@ -213,9 +198,7 @@ t.test("PUT: the URL key filters the payload row, exactly one row or DBRST115", 
   t.equal(s.text, lines(
     'WITH pgrst_mutation AS (INSERT INTO "public"."employees" AS "employees" ("id", "name", "salary")',
     'SELECT pgrst_body."id", pgrst_body."name", pgrst_body."salary"',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "id", "name", "salary"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("id" integer, "name" text, "salary" integer)) pgrst_body',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("id" integer, "name" text, "salary" integer)',
     `WHERE pg_catalog.set_config('dbrest.inserted', (coalesce(nullif(pg_catalog.current_setting('dbrest.inserted', true), '')::integer, 0) + 1)::text, true) <> '0' AND "pgrst_body"."id" = $2`,
     'ON CONFLICT ("id")',
     'DO UPDATE SET "id" = EXCLUDED."id", "name" = EXCLUDED."name", "salary" = EXCLUDED."salary"',
@@ -244,10 +227,7 @@ t.test("POST /rpc: the JSON body as one parameter unpacked by json_to_record", a
   const s = callStatement(cache, request(cache, 'POST', '/rpc/add', {}, { a: 1, b: 2 }));
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "a", "b"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("a" integer, "b" integer)',
-    'LIMIT 1) pgrst_body,',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("a" integer, "b" integer),',
     'LATERAL (SELECT "public"."add"("a" := pgrst_body."a", "b" := pgrst_body."b") AS pgrst_scalar) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(pg_catalog.json_agg(_postgrest_t.pgrst_scalar) -> 0, 'null')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
@@ -314,10 +294,7 @@ t.test("void", async (t) => {
   const s = callStatement(cache, request(cache, 'POST', '/rpc/write_audit', {}, { note: 'x' }));
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
-    'FROM (SELECT $1::json AS json_data) pgrst_payload,',
-    'LATERAL (SELECT "note"',
-    'FROM pg_catalog.json_to_record(pgrst_payload.json_data) AS _("note" text)',
-    'LIMIT 1) pgrst_body,',
+    'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("note" text),',
     'LATERAL (SELECT "public"."write_audit"("note" := pgrst_body."note") AS pgrst_scalar) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
