@@ -40,6 +40,25 @@ t.test('a busy connection is shared while its head batch is young, then not', as
   t.equal(pool.idleCount, 1);
 });
 
+t.test('young batches are joined even with a free connection; older ones are not', async (t) => {
+  const db = await createTestDatabase();
+  const pool = createPool(db.uri, { dbPool: 2, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  const a = await manager.acquire();
+  const b = await manager.acquire();
+  t.equal(b.client, a.client, 'joined while the head batch is young, though a second connection was free');
+  await sleep(10);
+  const c = await manager.acquire();
+  t.not(c.client, a.client, 'the head batch is no longer young: a connection of its own');
+  t.equal(pool.totalCount, 2);
+  for (const l of [a, b, c]) l.release();
+  t.equal(pool.idleCount, 2);
+});
+
 t.test('pipelined batches on one connection stay separate transactions', async (t) => {
   const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
   const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
