@@ -12,19 +12,46 @@ import { createRequire } from 'node:module';
 import pg from 'pg';
 
 const require = createRequire(import.meta.url);
-// pg's row parser (type parsers applied per column); not part of its typed API.
-const Result = require('pg/lib/result.js') as new (rowMode: string, types: unknown) => PgResult;
 const { prepareValue } = require('pg/lib/utils.js') as { prepareValue: (v: unknown) => unknown };
 
-interface PgResult {
-  command: string | null;
-  rowCount: number | null;
-  rows: unknown[][];
-  fields: unknown[];
-  addFields(fields: unknown): void;
-  parseRow(fields: unknown): unknown[];
-  addRow(row: unknown[]): void;
-  addCommandComplete(msg: unknown): void;
+interface TypeParsers {
+  getTypeParser(oid: number, format: string): (text: string) => unknown;
+}
+
+const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
+
+/**
+ * One statement's rows as arrays, values through pg's type parsers (what pg's own Result does in
+ * array mode, without the per-result row-object template it also builds).
+ */
+class ArrayResult {
+  command: string | null = null;
+  rowCount: number | null = null;
+  readonly rows: unknown[][] = [];
+  private parsers: Array<(text: string) => unknown> = [];
+
+  constructor(private readonly types: TypeParsers) {}
+
+  addFields(fields: ReadonlyArray<{ dataTypeID: number; format?: string }>): void {
+    this.parsers = fields.map((f) => this.types.getTypeParser(f.dataTypeID, f.format || 'text'));
+  }
+
+  addRow(raw: ReadonlyArray<string | null>): void {
+    const row = new Array<unknown>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const v = raw[i];
+      row[i] = v === null || v === undefined ? null : this.parsers[i]!(v);
+    }
+    this.rows.push(row);
+  }
+
+  addCommandComplete(msg: { text?: string }): void {
+    const m = COMMAND_TAG.exec(msg.text ?? '');
+    if (!m) return;
+    this.command = m[1]!;
+    const n = m[3] ?? m[2];
+    if (n !== undefined) this.rowCount = parseInt(n, 10);
+  }
 }
 
 /** The subset of pg's Connection used to write protocol messages. */
@@ -66,22 +93,22 @@ export class BatchError extends Error {
 }
 
 /** Stands in for the result of a statement whose rows are discarded. */
-const DISCARDED = { command: null, rowCount: null, rows: [], fields: [] } as unknown as PgResult;
+const DISCARDED = new ArrayResult({ getTypeParser: () => (t: string) => t });
 
 // Extends pg.Query because pg's pipeline mode refuses other submittables (pg-cursor & co.).
 class BatchQuery extends (pg.Query as unknown as new (config: object | string) => object) {
-  private readonly results: PgResult[];
+  private readonly results: ArrayResult[];
   private current = 0;
   private readonly done: (err: Error | null, results?: BatchResult[]) => void;
 
   constructor(
     private readonly statements: ReadonlyArray<BatchStatement>,
-    types: unknown,
+    types: TypeParsers,
     done: (err: Error | null, results?: BatchResult[]) => void,
   ) {
     // A plain string: pg copies a config object on every query, which a batch does not need.
     super(statements[0]?.text ?? '');
-    this.results = statements.map((st) => (st.discard ? DISCARDED : new Result('array', types)));
+    this.results = statements.map((st) => (st.discard ? DISCARDED : new ArrayResult(types)));
     this.done = done;
     (this as unknown as { callback: unknown }).callback = () => undefined; // pg checks a callback exists
   }
@@ -120,17 +147,17 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
     return null;
   }
 
-  handleRowDescription(msg: { fields: unknown }): void {
+  handleRowDescription(msg: { fields: ReadonlyArray<{ dataTypeID: number; format?: string }> }): void {
     const r = this.results[this.current];
     if (r && r !== DISCARDED) r.addFields(msg.fields);
   }
 
-  handleDataRow(msg: { fields: unknown }): void {
+  handleDataRow(msg: { fields: ReadonlyArray<string | null> }): void {
     const r = this.results[this.current];
-    if (r && r !== DISCARDED) r.addRow(r.parseRow(msg.fields));
+    if (r && r !== DISCARDED) r.addRow(msg.fields);
   }
 
-  handleCommandComplete(msg: unknown): void {
+  handleCommandComplete(msg: { text?: string }): void {
     const r = this.results[this.current];
     if (r && r !== DISCARDED) r.addCommandComplete(msg);
     this.current++;
@@ -157,7 +184,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
 /** Runs the statements as one implicit transaction in one round trip. */
 export function runBatch(client: pg.ClientBase, statements: ReadonlyArray<BatchStatement>): Promise<BatchResult[]> {
   return new Promise((resolve, reject) => {
-    const types = (client as unknown as { _types?: unknown })._types ?? pg.types;
+    const types = ((client as unknown as { _types?: TypeParsers })._types ?? pg.types) as TypeParsers;
     const query = new BatchQuery(statements, types, (err, results) => (err ? reject(err) : resolve(results!)));
     (client.query as unknown as (q: object) => void)(query);
   });
