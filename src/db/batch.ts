@@ -92,12 +92,13 @@ export class BatchError extends Error {
   }
 }
 
-/** Stands in for the result of a statement whose rows are discarded. */
-const DISCARDED = new ArrayResult({ getTypeParser: () => (t: string) => t });
+/** What a statement whose rows are discarded reports. */
+const NO_ROWS: BatchResult = { rows: [], rowCount: null, command: null };
 
 // Extends pg.Query because pg's pipeline mode refuses other submittables (pg-cursor & co.).
 class BatchQuery extends (pg.Query as unknown as new (config: object | string) => object) {
-  private readonly results: ArrayResult[];
+  /** Per statement; null for one whose rows are discarded. */
+  private readonly results: Array<ArrayResult | null>;
   private current = 0;
   private readonly done: (err: Error | null, results?: BatchResult[]) => void;
 
@@ -108,7 +109,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   ) {
     // A plain string: pg copies a config object on every query, which a batch does not need.
     super(statements[0]?.text ?? '');
-    this.results = statements.map((st) => (st.discard ? DISCARDED : new ArrayResult(types)));
+    this.results = statements.map((st) => (st.discard ? null : new ArrayResult(types)));
     this.done = done;
     (this as unknown as { callback: unknown }).callback = () => undefined; // pg checks a callback exists
   }
@@ -148,18 +149,15 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   }
 
   handleRowDescription(msg: { fields: ReadonlyArray<{ dataTypeID: number; format?: string }> }): void {
-    const r = this.results[this.current];
-    if (r && r !== DISCARDED) r.addFields(msg.fields);
+    this.results[this.current]?.addFields(msg.fields);
   }
 
   handleDataRow(msg: { fields: ReadonlyArray<string | null> }): void {
-    const r = this.results[this.current];
-    if (r && r !== DISCARDED) r.addRow(msg.fields);
+    this.results[this.current]?.addRow(msg.fields);
   }
 
   handleCommandComplete(msg: { text?: string }): void {
-    const r = this.results[this.current];
-    if (r && r !== DISCARDED) r.addCommandComplete(msg);
+    this.results[this.current]?.addCommandComplete(msg);
     this.current++;
   }
 
@@ -173,7 +171,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
 
   handleReadyForQuery(connection: Connection): void {
     for (const st of this.statements) if (st.name) connection.parsedStatements[st.name] = st.text;
-    this.done(null, this.results.map((r) => ({ rows: r.rows, rowCount: r.rowCount, command: r.command })));
+    this.done(null, this.results.map((r) => (r ? { rows: r.rows, rowCount: r.rowCount, command: r.command } : NO_ROWS)));
   }
 
   handlePortalSuspended(): void {}

@@ -46,12 +46,10 @@ export class LeaseManager {
     const shared =
       this.shareable(SHARE_FIRST_DEPTH, SHARE_FIRST_MS) ?? (this.hasFreeConnection() ? null : this.shareable(MAX_DEPTH, SHARE_WINDOW_MS));
     if (shared) return this.lease(shared);
+    // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
     const client = await this.pool.connect();
-    let entry = this.busy.get(client);
-    if (!entry) {
-      entry = { client, started: [], broken: null };
-      this.busy.set(client, entry);
-    }
+    const entry: Shared = { client, started: [], broken: null };
+    this.busy.set(client, entry);
     return this.lease(entry);
   }
 

@@ -35,15 +35,16 @@ export type TxOutcome =
  * values (request.headers JSON and all) are not sent back. Arguments are evaluated left to right,
  * so the role (last) switches last.
  */
-const settingsSql: string[] = [];
-function settingsStatement(n: number): string {
-  let text = settingsSql[n];
-  if (!text) {
+const settingsSql: Array<{ readonly text: string; readonly name: string }> = [];
+function settingsStatement(n: number): { readonly text: string; readonly name: string } {
+  let st = settingsSql[n];
+  if (!st) {
     const calls = Array.from({ length: n }, (_, i) => `pg_catalog.set_config($${2 * i + 1}, $${2 * i + 2}, true)`);
-    text = `SELECT pg_catalog.num_nulls(${calls.join(', ')})`;
-    settingsSql[n] = text;
+    const text = `SELECT pg_catalog.num_nulls(${calls.join(', ')})`;
+    st = { text, name: statementName(text) };
+    settingsSql[n] = st;
   }
-  return text;
+  return st;
 }
 
 const names = new Map<string, string>();
@@ -84,8 +85,8 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
       values[i++] = name;
       values[i++] = value;
     }
-    const text = settingsStatement(count);
-    batch.push(tx.prepared ? { text, values, name: statementName(text), discard: true } : { text, values, discard: true });
+    const { text, name } = settingsStatement(count);
+    batch.push(tx.prepared ? { text, values, name, discard: true } : { text, values, discard: true });
   }
   if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
   const firstMain = batch.length;

@@ -42,7 +42,7 @@ export async function runCall(req: ApiRequest, routine: string, who: AuthResult,
     return ok({ plan: call.value, statement: compile(buildCallStatement(call.value, shape)) });
   });
   if (!planned.ok) return planned;
-  return executeCall(planned.value.plan, req, who, cache, app, planned.value.statement);
+  return executeCall(planned.value.plan, req, who, cache, app, { statement: planned.value.statement, media: media.value });
 }
 
 /** What the call statement returns for a negotiated media type and the count preference. */
@@ -61,21 +61,22 @@ export async function executeCall(
   who: AuthResult,
   _cache: SchemaCache,
   app: AppState,
-  /** The call's statement when the caller already compiled it (http/shape-memo.ts). */
-  compiled: Statement | null = null,
+  /** The call's statement and negotiated media when the caller already has them (http/shape-memo.ts). */
+  compiled: { readonly statement: Statement; readonly media: Negotiated } | null = null,
 ): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
+  const media = compiled ? ok(compiled.media) : negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   if (!media.ok) return media;
   const m = media.value.media;
-  const { body: shape, count } = callShape(m, req.preferences);
+  const shape = callShape(m, req.preferences);
 
-  if (media.value.plan) {
-    const main = buildCallStatement(call, { body: shape, count });
-    return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
+  let statement = compiled?.statement;
+  if (!statement) {
+    const main = buildCallStatement(call, shape);
+    if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
+    statement = compile(main);
   }
-  const statement = compiled ?? compile(buildCallStatement(call, { body: shape, count }));
   const t1 = performance.now();
   const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
   if (!outcome.ok) return err(writeError(outcome, who, app));
@@ -104,7 +105,7 @@ export async function executeCall(
   if (range.status === 416) return err({ ...range.error, headers });
 
   let body: string;
-  if (shape === 'single') {
+  if (shape.body === 'single') {
     // The statement already picked the one row (DBRST116 otherwise); strip nulls if asked.
     const text = row[2] ?? 'null';
     body = m === 'object-stripped' ? JSON.stringify(stripNulls(JSON.parse(text))) : text;

@@ -113,8 +113,8 @@ export function plannedByShape<P>(
   }
   const planned = build(req);
   if (!planned.ok || hit === null) return planned;
-  // First request of this shape: plan it again with a stand-in body to find the body's parameter.
 
+  // First request of this shape: plan it again with a stand-in body to find the body's parameter.
   const otherReq = { ...req, body: standIn(body, columns) };
   const other = build(otherReq);
   const otherBody = jsonBody(otherReq, forCall, columns);
