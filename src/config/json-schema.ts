@@ -8,20 +8,54 @@ import { ROUTE_METHODS } from './validate.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const ROUTE_SCHEMA: Json = {
+const MEDIA_LIST: Json = {
+  anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+};
+
+const MOUNT_SCHEMA: Json = {
   type: 'object',
-  required: ['method', 'path', 'call'],
+  required: ['path'],
+  oneOf: [{ required: ['call'] }, { required: ['relation'] }],
   additionalProperties: false,
   properties: {
-    method: { type: 'string', enum: [...ROUTE_METHODS], description: 'HTTP method (case-insensitive).' },
-    path: { type: 'string', pattern: '^/', description: 'Path template, e.g. /api/cms/v2/bookmark/:locationId' },
-    call: { type: 'string', minLength: 1, description: 'Function to call, schema-qualified.' },
+    method: {
+      anyOf: [{ type: 'string', enum: [...ROUTE_METHODS] }, { type: 'array', items: { type: 'string', enum: [...ROUTE_METHODS] } }],
+      description: 'HTTP method(s), case-insensitive; HEAD is served for every GET mount.',
+    },
+    path: { type: 'string', pattern: '^/', description: 'Path template under the group prefix: /things/:id(int), /files/*rest' },
+    call: { type: 'string', minLength: 1, description: 'Function to call (schema.name, or name in the group schema).' },
+    relation: { type: 'string', minLength: 1, description: 'Table or view answering PostgREST\'s grammar below the path.' },
     args: {
       type: 'object',
-      description: 'Function argument → request part: path.<name>, query.<name>, query, header.<name>, cookie.<name>, body, method.',
-      additionalProperties: { type: 'string', pattern: '^(query|body|method|(path|query|header|cookie)\\..+)$' },
+      description: 'Function argument (or column) → request part: path.<name>, query.<name>, query, header.<name>, cookie.<name>, body, method, media.',
+      additionalProperties: { type: 'string', pattern: '^(query|body|method|media|(path|query|header|cookie)\\..+)$' },
     },
+    produces: { ...(MEDIA_LIST as object), description: 'Media types answered (Accept is negotiated against them).' },
+    consumes: { ...(MEDIA_LIST as object), description: 'Media types a request body may have (else 415).' },
   },
+};
+
+const GROUP_SCHEMA: Json = {
+  type: 'object',
+  required: ['routes'],
+  additionalProperties: false,
+  properties: {
+    prefix: { type: 'string', pattern: '^/', description: 'Path prefix of the group, e.g. /api/v2.' },
+    schema: { type: 'string', description: 'Schema of unqualified call and relation names.' },
+    'error-handler': { type: 'string', description: 'Function rendering every error of the group.' },
+    'pre-request': { type: ['string', 'null'], description: 'Replaces db-pre-request for the group ("" or null: none).' },
+    produces: MEDIA_LIST,
+    consumes: MEDIA_LIST,
+    routes: { type: 'array', items: MOUNT_SCHEMA },
+  },
+};
+
+const ROUTES_SCHEMA: { [key: string]: Json } = {
+  anyOf: [
+    { type: 'array', items: { anyOf: [MOUNT_SCHEMA, GROUP_SCHEMA] } },
+    GROUP_SCHEMA,
+    { type: 'string', description: 'A routes file (JSON), relative to the config file, or @file.' },
+  ],
 };
 
 function valueSchema(k: ConfigKey): { [key: string]: Json } {
@@ -42,7 +76,7 @@ function valueSchema(k: ConfigKey): { [key: string]: Json } {
     case 'list':
       return withNull({ anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string', description: 'comma-separated' }] });
     case 'enum': return { type: 'string', enum: [...t.values] };
-    case 'json': return { type: 'array', items: ROUTE_SCHEMA };
+    case 'json': return ROUTES_SCHEMA;
     case 'map': return { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } };
   }
 }

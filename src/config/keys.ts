@@ -150,7 +150,7 @@ const KEY_LIST = [
   key({ name: 'openapi-version', field: 'openapiVersion', type: { kind: 'enum', values: OPENAPI_VERSION_VALUES },
     default: '2.0', origin: 'dbrest', doc: 'OpenAPI version served at the root path: 2.0 (Swagger, as PostgREST) or 3.1.' }),
   key({ name: 'routes', field: 'routes', type: { kind: 'json', shape: 'routes' }, default: [], origin: 'dbrest',
-    doc: 'Route mounts: a JSON list of { method, path, call, args } binding URLs to functions.' }),
+    doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them.' }),
   key({ name: 'server-cors-allowed-origins', field: 'serverCorsAllowedOrigins', type: { kind: 'list' }, default: null,
     doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
   key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
@@ -242,7 +242,7 @@ export function describeType(t: KeyType): string {
     case 'bool': return 'boolean';
     case 'list': return 'comma-separated list';
     case 'enum': return t.values.join(' | ');
-    case 'json': return 'JSON list of routes';
+    case 'json': return 'JSON routes, or a routes file';
     case 'map': return 'string';
     default: return assertNever(t);
   }

@@ -108,7 +108,10 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   for (const k of SCALAR_KEYS) {
     const entries = scalars.get(k) ?? [];
     let value: unknown = k.default;
-    for (const [i, e] of entries.entries()) {
+    for (const [i, raw] of entries.entries()) {
+      // `routes` may name a file of routes, next to the config file (or the working directory).
+      const e = k.field === 'routes' ? readRoutesFile(raw, raw.source === 'file' && fileResult.file ? path.dirname(fileResult.file) : opts.cwd, problems) : raw;
+      if (e === null) continue;
       const c = coerceValue(k, e.value);
       const winner = i === entries.length - 1;
       if (c.ok) {
@@ -374,6 +377,32 @@ function collectFlags(
       continue;
     }
     onKey(found.key, value, flagName(found.key));
+  }
+}
+
+// ── routes file ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A `routes` value that is a file name (`routes.json`, `@routes.json`) rather than JSON: the file's JSON
+ * replaces it. Relative names are resolved against `baseDir`. Null (with a problem) when unreadable.
+ */
+function readRoutesFile(e: RawEntry, baseDir: string, problems: ConfigProblem[]): RawEntry | null {
+  if (typeof e.value !== 'string') return e;
+  const text = e.value.trim();
+  if (text === '' || text.startsWith('[') || text.startsWith('{')) return e;
+  const file = path.resolve(baseDir, text.startsWith('@') ? text.slice(1) : text);
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (err) {
+    problems.push({ key: 'routes', message: `cannot read the routes file ${text}: ${describeFsError(err)} (from ${describeOrigin(e)})` });
+    return null;
+  }
+  try {
+    return { ...e, value: JSON.parse(content) as unknown, origin: `${e.origin} → ${text}` };
+  } catch (err) {
+    problems.push({ key: 'routes', message: `the routes file ${text} is not valid JSON: ${(err as Error).message}` });
+    return null;
   }
 }
 

@@ -5,12 +5,39 @@ export type TxEnd = 'commit' | 'commit-allow-override' | 'rollback' | 'rollback-
 export type OpenApiMode = 'follow-privileges' | 'ignore-privileges' | 'disabled';
 export type LogLevel = 'crit' | 'error' | 'warn' | 'info' | 'debug';
 
-/** A route mount (engine spec §5). */
+/**
+ * A route mount (engine spec §5): method(s) + path template → a function call (`call`) with its
+ * arguments bound from request parts (`args`: argument → `path.x`, `query.x`, `query`, `header.x`,
+ * `cookie.x`, `body`, `method`, `media`), or a table/view (`relation`) answering PostgREST's grammar
+ * below the path (`args` then binds columns to `eq` filters).
+ */
 export interface RouteMount {
-  readonly method: string;
+  /** Upper-case; HEAD is served for every GET mount without being listed. */
+  readonly methods: ReadonlyArray<string>;
+  /** The full path template (group prefix + the mount's own path). */
   readonly path: string;
-  readonly call: string;
+  readonly target: { readonly kind: 'call' | 'relation'; readonly name: string };
   readonly args: Readonly<Record<string, string>>;
+  /** Media types the mount answers in (Accept is negotiated against them first); null: the group's. */
+  readonly produces: ReadonlyArray<string> | null;
+  /** Media types a request body may have (else 415); null: the group's. */
+  readonly consumes: ReadonlyArray<string> | null;
+}
+
+/** Mounts under one prefix with shared settings. A plain list of mounts is one group with prefix ''. */
+export interface RouteGroup {
+  /** `/api/cms/v2`, or '' for mounts not grouped. An unmatched path under a prefix is a 404 of the group. */
+  readonly prefix: string;
+  /** Where unqualified `call`/`relation` names are looked up (default: the first of db-schemas). */
+  readonly schema: string | null;
+  /** A function rendering every error this group answers into the API's own shape. */
+  readonly errorHandler: string | null;
+  /** Replaces db-pre-request for the group: a function name, '' for none, null to keep db-pre-request. */
+  readonly preRequest: string | null;
+  /** Default `produces` / `consumes` of the group's mounts; [] means no restriction. */
+  readonly produces: ReadonlyArray<string>;
+  readonly consumes: ReadonlyArray<string>;
+  readonly routes: ReadonlyArray<RouteMount>;
 }
 
 export interface AppConfig {
@@ -63,5 +90,5 @@ export interface AppConfig {
   readonly logLevel: LogLevel;
   readonly logQuery: boolean;
   readonly appSettings: Readonly<Record<string, string>>;
-  readonly routes: ReadonlyArray<RouteMount>;
+  readonly routes: ReadonlyArray<RouteGroup>;
 }

@@ -4,7 +4,8 @@
 import {
   APP_SETTINGS_KEY, CONFIG_KEYS, envNames, type ConfigKey, type KeyType, type StringFormat,
 } from './keys.js';
-import type { AppConfig, RouteMount } from './types.js';
+import { parseRoutes as parseRouteGroups } from './routes.js';
+import type { AppConfig, RouteGroup } from './types.js';
 
 export interface ConfigProblem {
   /** The key (`db-pool`, `routes[1].path`, `app.settings.x`), or `config-file` for the file itself. */
@@ -353,104 +354,11 @@ function checkKeyValue(s: string): string | null {
 
 // ── routes ──────────────────────────────────────────────────────────────────────────────────────────────────
 
-export const ROUTE_METHODS: ReadonlyArray<string> = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-const ROUTE_FIELDS = ['method', 'path', 'call', 'args'];
-const ARG_SOURCES = ['path.<name>', 'query.<name>', 'query', 'header.<name>', 'cookie.<name>', 'body', 'method'];
+export { ROUTE_METHODS } from './routes.js';
 
-/** Path parameters of a route template: `/api/v2/bookmark/:locationId` → `['locationId']`. */
-export function routeParams(path: string): string[] {
-  return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] as string);
-}
-
-/** The `routes` key: a list (or a JSON string of a list) of `{ method, path, call, args }` (engine spec §5). */
-export function parseRoutes(raw: unknown): Coerced<RouteMount[]> {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch (e) {
-      return bad(`expected a JSON list of routes: ${(e as Error).message}`);
-    }
-  }
-  if (!Array.isArray(value)) return bad(`expected a list of { method, path, call, args }, got ${showRaw(value)}`);
-  const issues: ValueIssue[] = [];
-  const routes: RouteMount[] = [];
-  const seen = new Map<string, number>();
-  value.forEach((entry: unknown, i) => {
-    const at = `[${i}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-      issues.push({ path: at, message: `expected an object { method, path, call, args }, got ${showRaw(entry)}` });
-      return;
-    }
-    const e = entry as Record<string, unknown>;
-    const before = issues.length;
-    for (const f of Object.keys(e)) {
-      if (!ROUTE_FIELDS.includes(f)) {
-        const s = closest(f, ROUTE_FIELDS);
-        issues.push({ path: `${at}.${f}`, message: 'unknown route field', ...(s ? { suggestion: s } : {}) });
-      }
-    }
-    const method = typeof e['method'] === 'string' ? e['method'].toUpperCase() : null;
-    if (method === null) issues.push({ path: `${at}.method`, message: `missing or not a string; use one of ${ROUTE_METHODS.join(', ')}` });
-    else if (!ROUTE_METHODS.includes(method)) {
-      const s = closest(method, ROUTE_METHODS);
-      issues.push({ path: `${at}.method`, message: `${showRaw(e['method'])} is not an HTTP method; use one of ${ROUTE_METHODS.join(', ')}`, ...(s ? { suggestion: s } : {}) });
-    }
-    const path = e['path'];
-    if (typeof path !== 'string' || !path.startsWith('/')) {
-      issues.push({ path: `${at}.path`, message: `must be a path starting with "/", got ${showRaw(path)}` });
-    } else if (/\s|[?#]/.test(path)) {
-      issues.push({ path: `${at}.path`, message: `${showRaw(path)} must not contain spaces, "?" or "#"` });
-    } else if (/:(?![A-Za-z_])/.test(path)) {
-      issues.push({ path: `${at}.path`, message: `${showRaw(path)}: a ':' must start a parameter name like :id` });
-    }
-    const call = e['call'];
-    if (typeof call !== 'string' || call.trim() === '') {
-      issues.push({ path: `${at}.call`, message: `must name a function (schema.function), got ${showRaw(call)}` });
-    }
-    const args: Record<string, string> = {};
-    const rawArgs = e['args'] ?? {};
-    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
-      issues.push({ path: `${at}.args`, message: `must be an object of argument → source, got ${showRaw(rawArgs)}` });
-    } else {
-      const params = typeof path === 'string' ? routeParams(path) : [];
-      for (const [arg, src] of Object.entries(rawArgs as Record<string, unknown>)) {
-        const problem = typeof src === 'string' ? checkArgSource(src, params) : { message: `expected a string source, got ${showRaw(src)}` };
-        if (problem) issues.push({ path: `${at}.args.${arg}`, ...problem });
-        else args[arg] = src as string;
-      }
-    }
-    if (issues.length > before) return;
-    const id = `${method} ${path as string}`;
-    const dup = seen.get(id);
-    if (dup !== undefined) {
-      issues.push({ path: at, message: `duplicates routes[${dup}] (${id})` });
-      return;
-    }
-    seen.set(id, i);
-    routes.push({ method: method as string, path: path as string, call: (call as string).trim(), args });
-  });
-  return issues.length > 0 ? { ok: false, issues } : good(routes);
-}
-
-function checkArgSource(src: string, params: ReadonlyArray<string>): { message: string; suggestion?: string } | null {
-  if (src === 'query' || src === 'body' || src === 'method') return null;
-  const m = /^(path|query|header|cookie)\.(.+)$/.exec(src);
-  if (!m) {
-    const head = src.split('.')[0] ?? src;
-    const s = closest(head, ['path', 'query', 'header', 'cookie', 'body', 'method']);
-    return { message: `${showRaw(src)} is not a request part; use one of ${ARG_SOURCES.join(', ')}`, ...(s && s !== head ? { suggestion: src.replace(head, s) } : {}) };
-  }
-  if (m[1] === 'path' && !params.includes(m[2] as string)) {
-    const s = closest(m[2] as string, params);
-    return {
-      message: params.length === 0
-        ? `${showRaw(src)}: the route path has no parameters`
-        : `${showRaw(src)}: the route path has no :${m[2]} (it has ${params.map((p) => `:${p}`).join(', ')})`,
-      ...(s ? { suggestion: `path.${s}` } : {}),
-    };
-  }
-  return null;
+/** The `routes` key (engine spec §5): mounts and groups of mounts; config/routes.ts has the rules. */
+export function parseRoutes(raw: unknown): Coerced<RouteGroup[]> {
+  return parseRouteGroups(raw, closest);
 }
 
 // ── checks across keys ──────────────────────────────────────────────────────────────────────────────────────

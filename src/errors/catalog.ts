@@ -66,6 +66,12 @@ export const errors = {
   DBRST301: def('DBRST301', 401), // JWT undecodable / invalid
   DBRST302: def('DBRST302', 401), // anonymous access disabled
   DBRST303: def('DBRST303', 401), // JWT claims invalid
+  // 4xx: route mounts and HTTP-level limits (dbrest's own; PostgREST has no such group)
+  DBRST400: def('DBRST400', 404), // no mount for this path under a mount prefix
+  DBRST401: def('DBRST401', 405), // the path is mounted, not for this method (with Allow)
+  DBRST402: def('DBRST402', 415), // request body of a media type the mount does not take
+  DBRST403: def('DBRST403', 500), // the mount is misconfigured (its problem is in the server log)
+  DBRST404: def('DBRST404', 413), // request body larger than the server accepts
   // X: internal
   DBRSTX00: def('DBRSTX00', 500), // connection library internal error
 } as const;

@@ -11,6 +11,7 @@ import type { Preferences } from '../request/types.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { runCall } from './call.js';
+import { mountTable, runMountMatch } from './mount.js';
 import { runMutate } from './mutate.js';
 import { runOptions } from './options.js';
 import { runRead } from './read.js';
@@ -37,6 +38,18 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
 
   const t0 = performance.now();
   const auth = await app.auth.authenticate(headerValue(input, 'authorization'));
+
+  // Route mounts (engine spec §5) first: a path they do not claim is PostgREST's.
+  const mounts = mountTable(app, cache);
+  if (mounts !== null) {
+    const q = input.url.indexOf('?');
+    const pathname = q === -1 ? input.url : input.url.slice(0, q);
+    const match = mounts.match(input.method.toUpperCase(), pathname);
+    if (match !== null) {
+      return runMountMatch(match, auth, { input, pathname, search: q === -1 ? '' : input.url.slice(q + 1), cache, app });
+    }
+  }
+
   if (!auth.ok) return fail(auth.error);
   const t1 = performance.now();
 

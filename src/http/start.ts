@@ -19,6 +19,7 @@ import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
 import { fetchTimezones } from '../db/timezones.js';
 import type { Logger } from '../observe/log.js';
+import { mountSchemas, resolveMounts } from '../mount/check.js';
 import { createAdminServer } from './admin.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -80,6 +81,20 @@ async function listenUnix(server: http.Server, socketPath: string, mode: string)
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
+/** The schemas the cache holds: db-schemas, and those route mounts name (they need not be exposed at /). */
+export function cacheSchemas(config: Pick<AppConfig, 'dbSchemas' | 'routes'>): string[] {
+  return [...new Set([...config.dbSchemas, ...mountSchemas(config.routes, config.dbSchemas)])];
+}
+
+/** Each mount's problem against the schema cache, logged (a bad mount answers 500, the others work). */
+function reportMounts(config: AppConfig, cache: SchemaCache, log: Logger): void {
+  if (config.routes.length === 0) return;
+  const { groups, problems } = resolveMounts(config.routes, cache, config.dbSchemas);
+  for (const p of problems) log.error(`${p.where} (${p.what}): ${p.message}`);
+  const count = groups.reduce((n, g) => n + g.mounts.length, 0);
+  log.info(`${count - problems.filter((p) => !p.what.startsWith('group ')).length} of ${count} route mounts ready`);
+}
+
 /** Backoff between reconnection attempts: 0.5 s doubling up to 8 s (PostgREST caps at 32 s). */
 export const RETRY_INITIAL_MS = 500;
 export const RETRY_MAX_MS = 8000;
@@ -119,12 +134,13 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const load = async () => {
     const client = await pool.connect();
     try {
-      const loaded = await loadSchemaCache(client, config.dbSchemas);
+      const loaded = await loadSchemaCache(client, cacheSchemas(config));
       roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
       timezones = await fetchTimezones(client);
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
+      reportMounts(config, loaded.cache, log);
       readyWaiters.forEach((w) => w());
       readyWaiters = [];
     } finally {
@@ -272,13 +288,14 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     const merged = { ...next } as Record<keyof AppConfig, unknown>;
     for (const f of kept) merged[f] = config[f];
     const nextAuth = await createAuthenticator(merged as unknown as AppConfig);
-    const schemasChanged = JSON.stringify(next.dbSchemas) !== JSON.stringify(config.dbSchemas) ||
+    const schemasChanged = JSON.stringify(cacheSchemas(next)) !== JSON.stringify(cacheSchemas(config)) ||
       JSON.stringify(next.dbHoistedTxSettings) !== JSON.stringify(config.dbHoistedTxSettings);
     config = merged as unknown as AppConfig;
     auth = nextAuth;
     if (kept.length > 0) log.warn(`config reloaded; these keys need a restart to change: ${kept.join(', ')}`);
     else log.info('config reloaded');
     if (schemasChanged) await reloadSchemaCache();
+    else if (cache !== null && JSON.stringify(next.routes) !== JSON.stringify(config.routes)) reportMounts(config, cache, log);
     return kept;
   };
 

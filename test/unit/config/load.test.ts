@@ -91,7 +91,7 @@ t.test('coercion from env strings', async (t) => {
   t.same(l.config.dbSchemas, ['api', 'v2']);
   t.equal(l.config.dbPoolMaxLifetime, 60);
   t.same(l.config.serverCorsAllowedOrigins, ['http://a.test']);
-  t.same(l.config.routes, [{ method: 'GET', path: '/r/:id', call: 'api.r', args: { id: 'path.id' } }]);
+  t.same(l.config.routes[0]?.routes, [{ methods: ['GET'], path: '/r/:id', target: { kind: 'call', name: 'api.r' }, args: { id: 'path.id' }, produces: null, consumes: null }]);
 });
 
 t.test('flags: camelCase fields, [bool] flags, --app-setting', async (t) => {

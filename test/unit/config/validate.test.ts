@@ -5,7 +5,7 @@ import { keyByField, type ConfigField } from '../../../src/config/keys.js';
 import { DEFAULT_CONFIG } from '../../../src/config/keys.js';
 import type { AppConfig } from '../../../src/config/types.js';
 import {
-  checkDbUri, checkJwtSecret, closest, coerceValue, editDistance, parseRoutes, routeParams, suggestEnvName,
+  checkDbUri, checkJwtSecret, closest, coerceValue, editDistance, parseRoutes, suggestEnvName,
   suggestKey, validateConfig, type Coerced,
 } from '../../../src/config/validate.js';
 
@@ -132,45 +132,84 @@ t.test('db-uri: URIs, key=value strings, @file', async (t) => {
   t.match(issue('dbUri', 'mysql://x').message, /malformed connection string/);
 });
 
-t.test('routes', async (t) => {
+const loose = (m: object) => ({ methods: [], args: {}, produces: null, consumes: null, ...m });
+
+t.test('routes: mounts without a prefix form one group', async (t) => {
   const routes = [
-    { method: 'get', path: '/api/cms/v2/bookmark/:locationId', call: 'cms.get_bookmark', args: { location_id: 'path.locationId', q: 'query', h: 'header.x-user', c: 'cookie.sid', b: 'body', m: 'method', p: 'query.page' } },
-    { method: 'POST', path: '/api/things', call: ' api.add_thing ' },
+    { method: 'get', path: '/api/cms/v2/bookmark/:locationId(int)', call: 'cms.get_bookmark', args: { location_id: 'path.locationId', q: 'query', h: 'header.x-user', c: 'cookie.sid', b: 'body', m: 'method', p: 'query.page', t: 'media' } },
+    { method: ['POST', 'put'], path: '/api/things/', call: ' api.add_thing ' },
+    { path: '/people/:id', relation: 'people', args: { id: 'path.id' } },
   ];
-  t.same(value('routes', routes), [
-    { method: 'GET', path: '/api/cms/v2/bookmark/:locationId', call: 'cms.get_bookmark', args: routes[0]?.args },
-    { method: 'POST', path: '/api/things', call: 'api.add_thing', args: {} },
-  ]);
-  t.same(value('routes', JSON.stringify(routes.slice(1))), [{ method: 'POST', path: '/api/things', call: 'api.add_thing', args: {} }]);
-  t.same(routeParams('/a/:x/b/:y_2'), ['x', 'y_2']);
-
-  t.match(issue('routes', '[oops').message, /JSON list of routes/);
+  t.same(value('routes', routes), [{
+    prefix: '', schema: null, errorHandler: null, preRequest: null, produces: [], consumes: [],
+    routes: [
+      loose({ methods: ['GET'], path: '/api/cms/v2/bookmark/:locationId(int)', target: { kind: 'call', name: 'cms.get_bookmark' }, args: routes[0]?.args }),
+      loose({ methods: ['POST', 'PUT'], path: '/api/things', target: { kind: 'call', name: 'api.add_thing' } }),
+      loose({ methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'], path: '/people/:id', target: { kind: 'relation', name: 'people' }, args: { id: 'path.id' } }),
+    ],
+  }]);
+  t.same((value('routes', JSON.stringify(routes.slice(1, 2))) as Array<{ routes: unknown[] }>)[0]?.routes.length, 1, 'a JSON string of routes');
+  t.match(issue('routes', '[oops').message, /expected JSON routes/);
   t.match(issue('routes', { method: 'GET' }).message, /expected a list/);
+});
 
+t.test('routes: groups', async (t) => {
+  const group = {
+    prefix: '/api/v2/', schema: 'content', 'error-handler': 'content.error', 'pre-request': '',
+    produces: 'application/json', consumes: ['application/*'],
+    routes: [{ method: 'GET', path: '/pages/:id(int)/', call: 'page', args: { id: 'path.id' }, produces: ['application/xml'] }, { method: 'GET', path: '/', call: 'root' }],
+  };
+  t.same(value('routes', group), [{
+    prefix: '/api/v2', schema: 'content', errorHandler: 'content.error', preRequest: '', produces: ['application/json'], consumes: ['application/*'],
+    routes: [
+      loose({ methods: ['GET'], path: '/api/v2/pages/:id(int)', target: { kind: 'call', name: 'page' }, args: { id: 'path.id' }, produces: ['application/xml'] }),
+      loose({ methods: ['GET'], path: '/api/v2', target: { kind: 'call', name: 'root' } }),
+    ],
+  }], 'a single group object; paths joined to the prefix, trailing slashes dropped');
+  const bad = parseRoutes([{ prefix: '/a/:x', schem: 'x', routes: 'no' }, { prefix: '/b', routes: [], 'error-handler': 'a.b.c', produces: ['application/*'] }]);
+  t.equal(bad.ok, false);
+  const issues = bad.ok ? [] : bad.issues;
+  const at = (p: string) => issues.filter((i) => i.path === p);
+  t.match(at('[0].prefix')[0]?.message, /must be static/);
+  t.match(at('[0].schem')[0], { message: /unknown group field/, suggestion: 'schema' });
+  t.match(at('[0].routes')[0]?.message, /must be a list of mounts/);
+  t.match(at('[1].error-handler')[0]?.message, /must be a name/);
+  t.match(at('[1].produces')[0]?.message, /no wildcards here/);
+});
+
+t.test('routes: every problem with its place', async (t) => {
   const bad = parseRoutes([
     'nope',
     { method: 'GTE', path: '/a', call: 'f' },
     { method: 'GET', path: 'a', call: '' },
     { method: 'GET', path: '/b/:id', call: 'f', args: { id: 'path.ide', x: 'qurey.x', y: 3 }, extra: 1 },
-    { method: 'GET', path: '/c', call: 'f' },
-    { method: 'get', path: '/c', call: 'g' },
+    { method: 'GET', path: '/c/:a', call: 'f' },
+    { method: 'get', path: '/c/:b/', call: 'g' },
     { method: 'GET', path: '/d', call: 'f', args: ['x'] },
     { method: 'GET', path: '/e', call: 'f', args: { id: 'path.id' } },
+    { method: 'GET', path: '/f/:id(integer)', call: 'f' },
+    { method: 'GET', path: '/g/*rest/x', call: 'f' },
+    { method: 'GET', path: '/h', call: 'f', relation: 'r' },
+    { method: 'GET', path: '/i' },
   ]);
   t.equal(bad.ok, false);
   const issues = bad.ok ? [] : bad.issues.map((i) => ({ ...i }));
   const at = (p: string) => issues.filter((i) => i.path === p);
-  t.match(at('[0]')[0]?.message, /expected an object/);
+  t.match(at('[0]')[0]?.message, /expected a mount/);
   t.match(at('[1].method')[0], { message: /"GTE" is not an HTTP method/, suggestion: 'GET' });
-  t.match(at('[2].path')[0]?.message, /starting with "\/"/);
+  t.match(at('[2].path')[0]?.message, /must start with "\/"/);
   t.match(at('[2].call')[0]?.message, /must name a function/);
   t.match(at('[3].args.id')[0], { message: /has no :ide \(it has :id\)/, suggestion: 'path.id' });
   t.match(at('[3].args.x')[0], { message: /not a request part/, suggestion: 'query.x' });
   t.match(at('[3].args.y')[0]?.message, /expected a string source/);
   t.match(at('[3].extra')[0]?.message, /unknown route field/);
-  t.match(at('[5]')[0]?.message, /duplicates routes\[4\] \(GET \/c\)/);
+  t.match(at('[5]')[0]?.message, /GET \/c\/:b is already mounted by \[4\]/);
   t.match(at('[6].args')[0]?.message, /must be an object/);
   t.match(at('[7].args.id')[0]?.message, /has no parameters/);
+  t.match(at('[8].path')[0]?.message, /unknown segment type "integer"/);
+  t.match(at('[9].path')[0]?.message, /tail must be the last segment/);
+  t.match(at('[10]')[0]?.message, /names both call and relation/);
+  t.match(at('[11]')[0]?.message, /needs a target/);
 });
 
 t.test('app.settings map', async (t) => {
