@@ -1,8 +1,12 @@
 // `dbrest check-config [config-file]`: print the resolved configuration with the source of every key and secrets
-// masked (exit 0), or one line per problem (exit 1). Wiring only; the rules are in src/config/.
+// masked (exit 0), or one line per problem (exit 1). Route mounts are also checked against the database's schema
+// cache when it can be reached (and it says so when it cannot). Wiring only; the rules are in src/config/ and
+// src/mount/check.ts.
 
 import type { LoadedConfig } from '../config/load.js';
 import { chalkFor, renderConfig, renderProblems } from '../config/print.js';
+import type { AppConfig } from '../config/types.js';
+import type { MountProblem } from '../mount/check.js';
 
 export interface CliIo {
   readonly stdout: { write(chunk: string): unknown };
@@ -18,8 +22,45 @@ export function reportProblems(loaded: LoadedConfig, io: CliIo): number {
   return 1;
 }
 
-export function runCheckConfig(loaded: LoadedConfig, io: CliIo): number {
+export async function runCheckConfig(loaded: LoadedConfig, io: CliIo): Promise<number> {
   if (reportProblems(loaded, io) !== 0) return 1;
   io.stdout.write(renderConfig(loaded, { chalk: chalkFor('stdout', io.env) }));
-  return 0;
+  return checkMountsAgainstDatabase(loaded.config, io);
+}
+
+/** Route mounts against the schema cache: 1 when a mount has a problem, 0 when all are fine or unchecked. */
+async function checkMountsAgainstDatabase(config: AppConfig, io: CliIo): Promise<number> {
+  if (config.routes.length === 0) return 0;
+  const err = chalkFor('stderr', io.env);
+  const out = chalkFor('stdout', io.env);
+  if (!config.dbUri) {
+    io.stderr.write(err.yellow('! routes: not checked against a database (no db-uri; the embedded database is started by serve only)\n'));
+    return 0;
+  }
+  // Loaded on demand: a config without routes (and --help) needs no database modules.
+  const [{ default: pg }, { loadSchemaCache }, { cacheSchemas, resolveMounts }] = await Promise.all([
+    import('pg'), import('../catalog/load.js'), import('../mount/check.js'),
+  ]);
+  const client = new pg.Client({ connectionString: config.dbUri, connectionTimeoutMillis: 5000 });
+  client.on('error', () => undefined);
+  let problems: MountProblem[];
+  let count = 0;
+  try {
+    await client.connect();
+    const { cache } = await loadSchemaCache(client, cacheSchemas(config));
+    const resolved = resolveMounts(config.routes, cache, config.dbSchemas);
+    problems = resolved.problems;
+    count = resolved.groups.reduce((n, g) => n + g.mounts.length, 0);
+  } catch (e) {
+    io.stderr.write(err.yellow(`! routes: not checked, the database is not reachable (${(e as Error).message})\n`));
+    return 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  if (problems.length === 0) {
+    io.stdout.write(out.green(`✔ routes: ${count} mounts checked against the database\n`));
+    return 0;
+  }
+  for (const p of problems) io.stderr.write(err.red(`✖ ${p.where} (${p.what}): ${p.message}\n`));
+  return 1;
 }

@@ -155,6 +155,8 @@ const KEY_LIST = [
     doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
   key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
     doc: 'Address the HTTP server binds to (also *, *4, !4, *6, !6).' }),
+  key({ name: 'server-max-body-size', field: 'serverMaxBodySize', type: { kind: 'int', min: 1 }, default: 100 * 1024 * 1024, origin: 'dbrest',
+    doc: 'Largest request body accepted, in bytes; a larger one is answered 413 without being read.' }),
   key({ name: 'server-port', field: 'serverPort', type: PORT, default: 3000,
     doc: 'TCP port of the HTTP server; 0 picks a free port.' }),
   key({ name: 'server-reuseport', field: 'serverReuseport', type: BOOL, default: false,

@@ -80,6 +80,7 @@ export interface AppConfig {
   readonly serverUnixSocketMode: string;       // octal, '600'…'777'
   readonly serverReuseport: boolean;
   readonly serverCorsAllowedOrigins: ReadonlyArray<string> | null;
+  readonly serverMaxBodySize: number;          // bytes
   readonly serverTimingEnabled: boolean;
   readonly serverTraceHeader: string | null;
   readonly adminServerPort: number | null;

@@ -11,6 +11,7 @@ import type { Preferences } from '../request/types.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { runCall } from './call.js';
+import { bodyTooLarge } from './body-limit.js';
 import { mountTable, runMountMatch } from './mount.js';
 import { runMutate } from './mutate.js';
 import { runOptions } from './options.js';
@@ -50,6 +51,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     }
   }
 
+  if (input.bodyTooLarge) return fail(bodyTooLarge(app.config.serverMaxBodySize));
   if (!auth.ok) return fail(auth.error);
   const t1 = performance.now();
 
@@ -101,3 +103,4 @@ function checkPreferences(prefs: Preferences, timezones: ReadonlySet<string>): R
   }
   return ok(badZone ? { ...prefs, timezone: null } : prefs);
 }
+

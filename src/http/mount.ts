@@ -26,6 +26,7 @@ import type { MediaRange } from '../request/types.js';
 import { parseUrlEncoded } from '../request/urlencoded.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
+import { bodyTooLarge } from './body-limit.js';
 import { executeCall } from './call.js';
 import { runMutate } from './mutate.js';
 import { runRead } from './read.js';
@@ -105,11 +106,17 @@ export interface MountContext {
 export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, ctx: MountContext): Promise<{ response: ResponseSpec; errorCode: string | null }> {
   const schema = groupSchema(match.group.group, ctx.app.config.dbSchemas);
   const base = mountRequest(ctx.input, ctx.pathname, ctx.search, schema, '');
-  const fail = async (e: ApiError, media: string | null = null) => ({
+  // An error before (or without) negotiation still answers in a type the client takes, if any.
+  const groupMedia = (): string | null => {
+    const produces = match.kind === 'mount' ? match.mount.mount.produces ?? match.group.group.produces : match.group.group.produces;
+    return produces.length > 0 ? negotiateProduces(base.accept, produces)?.offer ?? null : null;
+  };
+  const fail = async (e: ApiError, media: string | null = groupMedia()) => ({
     response: await renderGroupError(e, match.group, base, who.ok ? who.value : null, ctx, media),
     errorCode: e.code,
   });
 
+  if (ctx.input.bodyTooLarge) return fail(bodyTooLarge(ctx.app.config.serverMaxBodySize));
   if (match.kind === 'none') return fail(errors.DBRST400(`No route for ${ctx.pathname}`));
   if (match.kind === 'method') {
     const allow = match.allow.join(', ');
@@ -119,11 +126,19 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
   const m = match.mount;
   const produces = m.mount.produces ?? m.group.produces;
   let media: string | null = null;
+  // What the call or relation is then asked for: the client's own range when it names a type (an
+  // engine type such as vnd.pgrst.object+json stays available), then the chosen offer.
+  let accept = base.accept;
   if (produces.length > 0) {
-    media = negotiateProduces(base.accept, produces);
+    const chosen = negotiateProduces(base.accept, produces);
+    media = chosen?.offer ?? null;
+    if (chosen) {
+      const offer = { ...parseAccept(chosen.offer)[0]!, q: 1 };
+      accept = chosen.range.type === '*' || chosen.range.subtype === '*' ? [offer] : [{ ...chosen.range, q: 1 }, offer];
+    }
     if (media === null) {
       const asked = base.accept.map((r) => `${r.type}/${r.subtype}`).join(', ');
-      return fail(errors.DBRST107(`None of these media types are available: ${asked}`, { details: `This route answers ${produces.join(', ')}` }));
+      return fail(errors.DBRST107(`None of these media types are available: ${asked}`, { details: `This route answers ${produces.join(', ')}` }), null);
     }
   }
   if (!who.ok) return fail(who.error, media);
@@ -132,8 +147,8 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
     return fail(errors.DBRST403('This route is not available', { hint: 'The server log names the problem with its configuration' }), media);
   }
   const result = m.kind === 'call'
-    ? await runMountedCall(m, match.params, media, base, who.value, ctx, match.group)
-    : await runMountedRelation(m, match.params, media, base, who.value, ctx, match.group);
+    ? await runMountedCall(m, match.params, media, { ...base, accept }, who.value, ctx, match.group)
+    : await runMountedRelation(m, match.params, media, { ...base, accept }, who.value, ctx, match.group);
   if (!result.ok) return fail(result.error, media);
   return { response: result.value, errorCode: null };
 }
@@ -154,13 +169,10 @@ async function runMountedCall(
   if (query === null) return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   const values = bindArguments(m.bindings, { method: base.method, params, query, headers: base.headers, cookies: base.cookies, body: base.body, media });
   if (!values.ok) return values;
-  // Accept was answered by `produces`: the call renders the chosen type (its Content-Type may be set
-  // by the function through response.headers).
   const req: ApiRequest = {
     ...base,
     schema: m.routine.schema,
     target: { kind: 'routine', name: m.routine.name },
-    ...(media !== null ? { accept: [{ ...parseAccept(media)[0]!, q: 1 }] } : {}),
   };
   const planned = planBoundCall(m.routine, values.value, req, ctx.cache, ctx.app.config);
   if (!planned.ok) return planned;
@@ -200,7 +212,7 @@ async function runMountedRelation(
   const req: ApiRequest = {
     ...parsed.value,
     path: ctx.pathname,
-    ...(media !== null ? { accept: [{ ...parseAccept(media)[0]!, q: 1 }] } : {}),
+    accept: base.accept,
   };
   const app = groupApp(ctx.app, ctx.cache, group);
   return req.method === 'GET' || req.method === 'HEAD'

@@ -11,8 +11,6 @@ import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
 
-/** Largest request body we accept (PostgREST leaves this to the proxy; we refuse before buffering more). */
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
 const MAX_HEADER_BYTES = 64 * 1024;
 
 export interface HttpServer {
@@ -21,22 +19,31 @@ export interface HttpServer {
   inFlight(): number;
 }
 
-function readBody(req: http.IncomingMessage): Promise<Buffer | null> | null {
+/** A body over the limit is not kept: the request is answered 413 (DBRST404) and its connection closed. */
+const TOO_LARGE = Symbol('too large');
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null | typeof TOO_LARGE> | null {
   // No body announced (a plain GET): nothing to wait for.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return null;
   if (req.headers['content-length'] === '0') return null;
+  // Announced too large: refused before a byte is read.
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
+      if (size > limit) {
+        // Chunked past the limit: stop reading; the connection is closed after the 413.
+        req.off('data', onData);
+        req.pause();
+        chunks.length = 0;
+        resolve(TOO_LARGE);
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
@@ -101,10 +108,17 @@ export function createHttpServer(app: AppState): HttpServer {
     };
     const preflight = corsPreflight(cors, app.config.serverCorsAllowedOrigins);
     try {
-      const body = await readBody(req);
+      const body = await readBody(req, app.config.serverMaxBodySize);
+      if (body === TOO_LARGE) {
+        // The rest of the body is never read: the connection cannot carry another request.
+        res.shouldKeepAlive = false;
+        res.on('finish', () => req.socket.destroySoon());
+      }
       if (preflight) handled = { response: preflight, errorCode: null };
       else {
-        const input: HttpInput = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
+        const input: HttpInput = body === TOO_LARGE
+          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true }
+          : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
         handled = await handleRequest(input, app);
       }
     } catch (e) {

@@ -19,7 +19,7 @@ import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
 import { fetchTimezones } from '../db/timezones.js';
 import type { Logger } from '../observe/log.js';
-import { mountSchemas, resolveMounts } from '../mount/check.js';
+import { cacheSchemas, resolveMounts } from '../mount/check.js';
 import { createAdminServer } from './admin.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -81,18 +81,13 @@ async function listenUnix(server: http.Server, socketPath: string, mode: string)
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
-/** The schemas the cache holds: db-schemas, and those route mounts name (they need not be exposed at /). */
-export function cacheSchemas(config: Pick<AppConfig, 'dbSchemas' | 'routes'>): string[] {
-  return [...new Set([...config.dbSchemas, ...mountSchemas(config.routes, config.dbSchemas)])];
-}
-
 /** Each mount's problem against the schema cache, logged (a bad mount answers 500, the others work). */
 function reportMounts(config: AppConfig, cache: SchemaCache, log: Logger): void {
   if (config.routes.length === 0) return;
   const { groups, problems } = resolveMounts(config.routes, cache, config.dbSchemas);
   for (const p of problems) log.error(`${p.where} (${p.what}): ${p.message}`);
-  const count = groups.reduce((n, g) => n + g.mounts.length, 0);
-  log.info(`${count - problems.filter((p) => !p.what.startsWith('group ')).length} of ${count} route mounts ready`);
+  const all = groups.flatMap((g) => g.mounts);
+  log.info(`${all.filter((m) => m.kind !== 'broken').length} of ${all.length} route mounts ready`);
 }
 
 /** Backoff between reconnection attempts: 0.5 s doubling up to 8 s (PostgREST caps at 32 s). */

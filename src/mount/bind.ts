@@ -124,24 +124,23 @@ export function checkBodyType(bindings: ReadonlyArray<Binding>, consumes: Readon
  * first range that one of them satisfies decides. A range matches exactly, by wildcard (`*\/*`,
  * `application/*`), or by structured suffix: `application/vnd.x.Thing+json` is served as
  * `application/json` and `…+xml` as `application/xml` or `text/xml` when those are offered (RFC 6839).
+ * Returns the offer and the client's range that chose it.
  */
-export function negotiateProduces(accept: ReadonlyArray<MediaRange>, produces: ReadonlyArray<string>): string | null {
+export function negotiateProduces(accept: ReadonlyArray<MediaRange>, produces: ReadonlyArray<string>): { offer: string; range: MediaRange } | null {
   for (const r of accept) {
-    const range = `${r.type}/${r.subtype}`;
     for (const offer of produces) {
       const [type, subtype] = offer.split('/') as [string, string];
-      if ((r.type === '*' || r.type === type) && (r.subtype === '*' || r.subtype === subtype)) return offer;
-      if (range === offer) return offer;
+      if ((r.type === '*' || r.type === type) && (r.subtype === '*' || r.subtype === subtype)) return { offer, range: r };
     }
     const suffix = r.subtype.lastIndexOf('+');
     if (suffix !== -1) {
       const structured = r.subtype.slice(suffix + 1);
       const offer = produces.find((o) => o === `application/${structured}` || (structured === 'xml' && o === 'text/xml'));
-      if (offer) return offer;
+      if (offer) return { offer, range: r };
     }
-    if (range === 'text/xml' || range === 'application/xml') {
+    if ((r.type === 'text' || r.type === 'application') && r.subtype === 'xml') {
       const offer = produces.find((o) => o === 'application/xml' || o === 'text/xml');
-      if (offer) return offer;
+      if (offer) return { offer, range: r };
     }
   }
   return null;

@@ -88,6 +88,11 @@ export function mountSchemas(groups: ReadonlyArray<RouteGroup>, dbSchemas: Reado
   return [...out];
 }
 
+/** The schemas the cache holds: db-schemas, and those route mounts name (they need not be exposed at /). */
+export function cacheSchemas(config: { readonly dbSchemas: ReadonlyArray<string>; readonly routes: ReadonlyArray<RouteGroup> }): string[] {
+  return [...new Set([...config.dbSchemas, ...mountSchemas(config.routes, config.dbSchemas)])];
+}
+
 const INT_TYPES = new Set(['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision', 'text', 'character varying', 'json', 'jsonb']);
 const NUMBER_TYPES = new Set(['numeric', 'real', 'double precision', 'text', 'character varying', 'json', 'jsonb']);
 const UUID_TYPES = new Set(['uuid', 'text', 'character varying']);
@@ -124,9 +129,14 @@ export function resolveMounts(groups: ReadonlyArray<RouteGroup>, cache: SchemaCa
         } else errorHandler = r;
       }
     }
+    // Without its pre-request (often the API's own authentication) no mount of the group may run.
+    let preRequestProblem: string | null = null;
     if (group.preRequest) {
       const r = resolveHelper(group.preRequest, schema, cache, 'pre-request');
-      if (typeof r === 'string') problems.push({ where: `${where}.pre-request`, what: groupWhat, message: r });
+      if (typeof r === 'string') {
+        problems.push({ where: `${where}.pre-request`, what: groupWhat, message: r });
+        preRequestProblem = `the group's ${r}`;
+      }
     }
     const mounts = group.routes.map((mount, mi): ResolvedMount => {
       const mWhere = group.prefix === '' && gi === 0 ? `routes[${mi}]` : `${where}.routes[${mi}]`;
@@ -136,6 +146,7 @@ export function resolveMounts(groups: ReadonlyArray<RouteGroup>, cache: SchemaCa
         problems.push({ where: mWhere, what: `${mount.methods.join(',')} ${mount.path}`, message: r });
         return { ...base, kind: 'broken', problem: r };
       }
+      if (preRequestProblem) return { ...base, kind: 'broken', problem: preRequestProblem };
       return r.kind === 'call' ? { ...base, ...r } : { ...base, ...r };
     });
     out.push({ group, where, errorHandler, mounts });

@@ -7,6 +7,8 @@ export interface HttpInput {
   /** Lower-cased names; repeated headers joined by ', ' except as noted by Node. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: Buffer | null;
+  /** The body was larger than server-max-body-size and was not read (answered 413). */
+  readonly bodyTooLarge?: boolean;
 }
 
 export function headerValue(input: HttpInput, name: string): string | undefined {
