@@ -23,6 +23,11 @@ export interface MountTable {
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 type Method = (typeof METHODS)[number];
 
+interface Allowed {
+  readonly group: ResolvedGroup;
+  readonly methods: Set<string>;
+}
+
 interface Store {
   readonly mount: ResolvedMount;
   readonly group: ResolvedGroup;
@@ -45,6 +50,9 @@ function routerPattern(t: PathTemplate): string {
 
 export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict: (where: string, message: string) => void = () => undefined): MountTable {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 2048 });
+  // Every mounted path once, whatever its methods: one lookup tells a 405 from a 404.
+  const anyMethod = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 2048 });
+  const allowed = new Map<string, Allowed>();
   const implicitHead: Array<[string, Store]> = [];
   for (const group of groups) {
     for (const mount of group.mounts) {
@@ -61,6 +69,18 @@ export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict
         }
       }
       if (mount.mount.methods.includes('GET') && !mount.mount.methods.includes('HEAD')) implicitHead.push([pattern, store]);
+      let entry = allowed.get(pattern);
+      if (!entry) {
+        entry = { group, methods: new Set() };
+        allowed.set(pattern, entry);
+        try {
+          anyMethod.on('GET', pattern, () => undefined, entry);
+        } catch {
+          /* reported by the main router */
+        }
+      }
+      for (const m of mount.mount.methods) entry.methods.add(m);
+      if (entry.methods.has('GET')) entry.methods.add('HEAD');
     }
   }
   // HEAD is served for every GET mount, unless HEAD is mounted there on its own.
@@ -84,22 +104,21 @@ export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict
     return { ...store, params };
   };
 
+  const findAllowed = (pathname: string): Allowed | null => {
+    try {
+      return (anyMethod.find('GET', pathname)?.store as Allowed | undefined) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
   return {
     groups,
     match(method, pathname) {
       const hit = lookup(method, pathname);
       if (hit) return { kind: 'mount', mount: hit.mount, group: hit.group, params: hit.params };
-      let group: ResolvedGroup | null = null;
-      const allow: string[] = [];
-      for (const m of METHODS) {
-        if (m === method) continue;
-        const other = lookup(m, pathname);
-        if (other) {
-          allow.push(m);
-          group ??= other.group;
-        }
-      }
-      if (group) return { kind: 'method', group, allow };
+      const mounted = findAllowed(pathname);
+      if (mounted) return { kind: 'method', group: mounted.group, allow: METHODS.filter((m) => mounted.methods.has(m)) };
       for (const g of prefixed) {
         const p = g.group.prefix;
         if (pathname === p || pathname.startsWith(p + '/')) return { kind: 'none', group: g };

@@ -15,7 +15,7 @@
 //   BENCH_W6_REQUESTS      sequential big-response requests per server (default 3)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
-//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7 (default all)
+//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1 (default all)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
 //
@@ -556,6 +556,84 @@ function describeSide(s: Side): string {
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 // ---------------------------------------------------------------------------------------------
+// M1: a route mount next to the same call through /rpc, on the same dbrest (engine spec §5: a mounted
+// call may cost at most 5% more CPU per request than the /rpc call)
+
+/** The mount the bench configures: GET /bench/add?a=&b= → add_them(a, b), as GET /rpc/add_them?a=&b=. */
+export const BENCH_ROUTES = [{ prefix: '/bench', routes: [{ method: 'GET', path: '/add', call: 'add_them', args: { a: 'query.a', b: 'query.b' } }] }];
+
+interface PairCase {
+  readonly id: string;
+  readonly title: string;
+  readonly a: LoadCase;
+  readonly b: LoadCase;
+}
+
+interface PairResult {
+  readonly id: string;
+  readonly title: string;
+  readonly a: { readonly request: string; readonly side: Side };
+  readonly b: { readonly request: string; readonly side: Side };
+  /** b's CPU per request (server + postgres) ÷ a's; b's req/s ÷ a's. */
+  readonly cpuRatio: number | null;
+  readonly rpsRatio: number | null;
+}
+
+function pairCases(): PairCase[] {
+  const get = (path: string): HttpRequest => ({ method: 'GET', path, headers: { accept: 'application/json' } });
+  return [
+    {
+      id: 'M1',
+      title: 'scalar call: /rpc vs mount',
+      a: { id: 'M1a', title: '/rpc', requests: [get('/rpc/add_them?a=1&b=2')] },
+      b: { id: 'M1b', title: 'mount', requests: [get('/bench/add?a=1&b=2')] },
+    },
+  ];
+}
+
+async function runPairCase(c: PairCase, port: number): Promise<PairResult> {
+  log(`${c.id} ${c.title}: ${c.a.requests[0]!.path} vs ${c.b.requests[0]!.path}`);
+  const sides = [c.a, c.b] as const;
+  const note: Array<string | undefined> = [];
+  for (const [i, side] of sides.entries()) {
+    const p = await probe(port, side.requests[0]!);
+    note[i] = p.note;
+  }
+  const rounds: RunFigures[][] = [[], []];
+  const run = async (i: number, seconds: number, keep: boolean) => {
+    if (note[i] !== undefined) return;
+    try {
+      const f = await measureRound(port, sides[i]!, seconds);
+      const bad = failure(f);
+      if (bad) note[i] = bad;
+      else if (keep) rounds[i]!.push(f);
+    } catch (e) {
+      note[i] = `load run failed: ${(e as Error).message}`;
+    }
+  };
+  if (cfg.warmup > 0) for (const i of [0, 1]) await run(i, cfg.warmup, false);
+  const perRound = cfg.seconds / cfg.rounds;
+  for (let r = 0; r < cfg.rounds; r++) for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) await run(i, perRound, true);
+  const side = (i: number): Side =>
+    note[i] !== undefined || rounds[i]!.length === 0 ? { outcome: 'n/a', note: note[i] ?? 'no measured round' } : { outcome: 'ok', figures: combine(rounds[i]!) };
+  const a = side(0);
+  const b = side(1);
+  log(`  ${c.a.title}: ${describeSide(a)}`);
+  log(`  ${c.b.title}: ${describeSide(b)}`);
+  const cpu = (s: Side) => (s.outcome === 'ok' && s.figures!.serverCpuUs !== null ? s.figures!.serverCpuUs + (s.figures!.pgCpuUs ?? 0) : null);
+  const ca = cpu(a);
+  const cb = cpu(b);
+  return {
+    id: c.id,
+    title: c.title,
+    a: { request: `GET ${c.a.requests[0]!.path}`, side: a },
+    b: { request: `GET ${c.b.requests[0]!.path}`, side: b },
+    cpuRatio: ca && cb ? round(cb / ca, 3) : null,
+    rpsRatio: a.outcome === 'ok' && b.outcome === 'ok' ? round(b.figures!.reqPerSec / a.figures!.reqPerSec, 3) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // W6: one 100k-row response
 
 interface BigSide {
@@ -878,7 +956,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -925,6 +1003,7 @@ async function main(): Promise<number> {
     DBREST_SERVER_HOST: '127.0.0.1',
     DBREST_SERVER_PORT: String(dbrestPort),
     DBREST_LOG_LEVEL: 'error',
+    DBREST_ROUTES: JSON.stringify(BENCH_ROUTES),
   });
   if (dbrest.pid) serverPids.set(dbrestPort, dbrest.pid);
   const dbrestUp = await waitAnswering(dbrestPort, dbrest, 30_000);
@@ -951,6 +1030,9 @@ async function main(): Promise<number> {
     }
   }
 
+  const pairs: PairResult[] = [];
+  for (const c of pairCases()) if (wanted(c.id) && dbrestDown === null) pairs.push(await runPairCase(c, dbrestPort));
+
   const big = wanted('W6') ? await runBigCase(floor, floorPort, dbrestDown ? null : dbrest, dbrestDown ? null : dbrestPort, dbrestDown) : null;
 
   await floor.stop();
@@ -961,6 +1043,11 @@ async function main(): Promise<number> {
 
   log();
   printTable(load, big, catalog);
+  for (const p of pairs) {
+    const cpu = (x: Side) => (x.outcome === 'ok' ? `${x.figures!.serverCpuUs ?? '?'} + ${x.figures!.pgCpuUs ?? '?'} µs` : 'n/a');
+    const rps = (x: Side) => (x.outcome === 'ok' ? `${fmt(x.figures!.reqPerSec)} req/s` : 'n/a');
+    log(`${p.id} ${p.title}: ${rps(p.a.side)}, CPU/req ${cpu(p.a.side)}  vs  ${rps(p.b.side)}, CPU/req ${cpu(p.b.side)}  → CPU ratio ${p.cpuRatio ?? 'n/a'}, req/s ratio ${p.rpsRatio ?? 'n/a'}`);
+  }
 
   const results = {
     date: new Date().toISOString(),
@@ -968,6 +1055,7 @@ async function main(): Promise<number> {
     config: { ...cfg, dataset: size, datasetLoadMs: dataset.loadMs },
     dbrest: { entry: path.relative(root, cfg.dbrestBin), ...(dbrestDown === null ? { status: 'answering' } : { status: 'not answering', note: dbrestStartFailure ?? dbrestDown }) },
     cases: load,
+    pairs,
     w6: big,
     w7: catalog,
     elapsedSeconds: round((Date.now() - started) / 1000, 0),
