@@ -35,6 +35,7 @@ export const SHOP_ROUTES = [
       { path: '/stock', relation: 'items' },
       { method: ['GET', 'PATCH'], path: '/stock/:id(int)', relation: 'items', args: { id: 'path.id' } },
       { method: 'GET', path: '/broken', call: 'no_such_function' },
+      { method: 'GET', path: '/teapot', call: 'teapot' },
     ],
   },
 ];

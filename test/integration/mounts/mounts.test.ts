@@ -155,6 +155,10 @@ t.test('route mounts', async (t) => {
         else t.match(xmlFields(res.text), { _root: 'Error', status: String(status) }, `${label}: body`);
       }
     }
+    const teapot = await s.request('/api/shop/teapot');
+    t.equal(teapot.status, 418, 'a DBRST raise keeps its status');
+    t.equal(teapot.headers['x-pot'], 'tea', 'and its headers');
+    t.match(teapot.json(), { Error: { status: 418, reason: 'I am a teapot', code: 'TEA', description: 'Short and stout' } });
     const unauthorized = await s.request('/api/shop/items/1', { headers: { Authorization: 'Bearer not-a-token' } });
     t.match(unauthorized.headers['www-authenticate'], /^Bearer/, 'the error\'s own headers are kept');
   });
