@@ -550,6 +550,7 @@ function toReturn(r: RawRoutineRow): RoutineReturn {
 function toMediaHandler(h: RawMediaHandlerRow): MediaHandler {
   return {
     mediaType: h.media_type,
+    binary: h.base_type === 'bytea',
     function: { schema: h.function_schema, name: h.function_name },
     relation: h.relation_schema !== null && h.relation_name !== null ? { schema: h.relation_schema, name: h.relation_name } : null,
     isAggregate: h.kind === 'aggregate',

@@ -1,14 +1,22 @@
 // Lookups into a SchemaCache. The cache is a plain serialisable value; the indexes these functions
 // need are built on first use and memoised per cache object (WeakMap), so a reload simply makes
 // new ones and the old ones are collected with the old cache. Pure: no I/O.
-import type { Column, QualifiedName, Relation, Relationship, Routine, SchemaCache } from './types.js';
+import type { Column, MediaHandler, QualifiedName, Relation, Relationship, Routine, SchemaCache } from './types.js';
 
 interface Indexes {
   readonly relations: ReadonlyMap<string, Relation>;
   readonly relationshipsFrom: ReadonlyMap<string, Relationship[]>;
   readonly routines: ReadonlyMap<string, Routine[]>;
   readonly computedFields: ReadonlyMap<string, Routine[]>;
+  /** Aggregates over one relation's row type: relation key → media type → handler. */
+  readonly relationHandlers: ReadonlyMap<string, ReadonlyMap<string, MediaHandler>>;
+  /** Aggregates over `anyelement`: media type → handler. */
+  readonly anyHandlers: ReadonlyMap<string, MediaHandler>;
+  /** Plain functions returning a media-type domain: function key → media type → handler. */
+  readonly functionHandlers: ReadonlyMap<string, ReadonlyMap<string, MediaHandler>>;
 }
+
+const NO_HANDLERS: ReadonlyMap<string, MediaHandler> = new Map();
 
 const indexes = new WeakMap<SchemaCache, Indexes>();
 const columnIndexes = new WeakMap<Relation, ReadonlyMap<string, Column>>();
@@ -48,7 +56,23 @@ function indexesOf(cache: SchemaCache): Indexes {
     if (list === undefined) computedFields.set(k, [r]);
     else list.push(r);
   }
-  ix = { relations, relationshipsFrom, routines, computedFields };
+  // Media handlers (PostgREST's MediaHandlerMap): one per (target, media type); the cache is sorted,
+  // so when two aggregates claim the same pair the first by name wins, deterministically.
+  const relationHandlers = new Map<string, Map<string, MediaHandler>>();
+  const anyHandlers = new Map<string, MediaHandler>();
+  const functionHandlers = new Map<string, Map<string, MediaHandler>>();
+  const addTo = (m: Map<string, Map<string, MediaHandler>>, k: string, h: MediaHandler): void => {
+    let byType = m.get(k);
+    if (byType === undefined) m.set(k, (byType = new Map()));
+    if (!byType.has(h.mediaType)) byType.set(h.mediaType, h);
+  };
+  for (const h of cache.mediaHandlers) {
+    if (!h.isAggregate) addTo(functionHandlers, qkey(h.function), h);
+    else if (h.relation === null) {
+      if (!anyHandlers.has(h.mediaType)) anyHandlers.set(h.mediaType, h);
+    } else addTo(relationHandlers, qkey(h.relation), h);
+  }
+  ix = { relations, relationshipsFrom, routines, computedFields, relationHandlers, anyHandlers, functionHandlers };
   indexes.set(cache, ix);
   return ix;
 }
@@ -70,6 +94,31 @@ export function findRoutines(cache: SchemaCache, schema: string, name: string): 
 /** Computed fields of a relation: functions taking its row type (`average_stars(films)`). */
 export function computedFieldsOf(cache: SchemaCache, relation: QualifiedName): Routine[] {
   return indexesOf(cache).computedFields.get(`${relation.schema}.${relation.name}`) ?? [];
+}
+
+/** Aggregates rendering rows of this relation, by media type (`*\/*` included); empty when none. */
+export function relationMediaHandlers(cache: SchemaCache, relation: QualifiedName): ReadonlyMap<string, MediaHandler> {
+  return indexesOf(cache).relationHandlers.get(qkey(relation)) ?? NO_HANDLERS;
+}
+
+/** Aggregates over `anyelement` (they render rows of every relation), by media type. */
+export function anyElementMediaHandlers(cache: SchemaCache): ReadonlyMap<string, MediaHandler> {
+  return indexesOf(cache).anyHandlers;
+}
+
+/**
+ * The media type a routine's own result carries: the handler entry of a non-SETOF function returning
+ * a media-type domain (`returns "text/html"`), or undefined. The routine's return type must be that
+ * domain (an overload returning something else does not count).
+ */
+export function routineMediaHandler(cache: SchemaCache, routine: Routine): MediaHandler | undefined {
+  const r = routine.returns;
+  if (r.kind !== 'scalar' || r.setOf) return undefined;
+  const byType = indexesOf(cache).functionHandlers.get(qkey(routine));
+  if (byType === undefined) return undefined;
+  // format_type() spells the domain `"text/html"` or `public."text/html"`: the quoted last part.
+  const m = /"((?:[^"]|"")+)"$/.exec(r.type);
+  return m ? byType.get(m[1]!.replace(/""/g, '"').toLowerCase()) : undefined;
 }
 
 export function findColumn(relation: Relation, name: string): Column | undefined {

@@ -129,6 +129,8 @@ export interface RawMediaHandlerRow {
   readonly function_name: string;
   /** The domain's name, lowercased: `text/csv`, `*\/*`. */
   readonly media_type: string;
+  /** The type under the domain (`bytea`, `text`, `json`, …). */
+  readonly base_type: string;
   readonly relation_schema: string | null;
   readonly relation_name: string | null;
 }

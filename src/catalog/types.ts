@@ -119,6 +119,8 @@ export interface Routine extends QualifiedName {
 export interface MediaHandler {
   /** The domain's name, lowercased (`text/csv`, `application/vnd.twkb`, or `*\/*`, meaning any). */
   readonly mediaType: string;
+  /** True when the domain is over bytea: the handler produces bytes, else text. */
+  readonly binary: boolean;
   readonly function: QualifiedName;
   /** Relation whose row type the handler accepts, or null for `anyelement` (any relation). */
   readonly relation: QualifiedName | null;

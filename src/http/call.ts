@@ -14,41 +14,54 @@ import { planCall, type PlannedCall } from '../plan/call-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead, type Negotiated } from '../response/negotiate.js';
+import { negotiateMedia, type Negotiated } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { readBodyFor, stripNulls } from '../response/read-body.js';
 import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
-import { buildCallStatement, type CallBodyShape } from '../sql/call.js';
+import { buildCallStatement, type CallBodyShape, type CallStatementOptions } from '../sql/call.js';
 import { compile, type Statement } from '../sql/fragment.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
+import { callOffers, mediaBodyFor } from './media.js';
 import { preferenceApplied, writeError } from './mutate.js';
 import { plannedByShape } from './shape-memo.js';
 import { runRequestTransaction } from './tx.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
-  const media = negotiateRead(req.accept, { planEnabled: app.config.dbPlanEnabled });
-  if (req.method !== 'POST' || !media.ok || media.value.plan) {
+  if (req.method !== 'POST') {
     const call = planCall(req, routine, cache, app.config);
     if (!call.ok) return call;
     return executeCall(call.value, req, who, cache, app);
   }
-  // A POSTed JSON body: planned and compiled once per shape (http/shape-memo.ts).
-  const shape = callShape(media.value.media, req.preferences);
+  // A POSTed JSON body: planned, negotiated and compiled once per shape (http/shape-memo.ts; the
+  // Accept header is part of the shape).
   const planned = plannedByShape(req, cache, app.config, true, req.query.columns, (r) => {
     const call = planCall(r, routine, cache, app.config);
     if (!call.ok) return call;
-    return ok({ plan: call.value, statement: compile(buildCallStatement(call.value, shape)) });
+    const media = negotiateCall(call.value, r, cache, app);
+    if (!media.ok) return media;
+    return ok({ plan: { call: call.value, media: media.value }, statement: compile(buildCallStatement(call.value, callStatementOptions(call.value, media.value, r, cache))) });
   });
   if (!planned.ok) return planned;
-  return executeCall(planned.value.plan, req, who, cache, app, { statement: planned.value.statement, media: media.value });
+  return executeCall(planned.value.plan.call, req, who, cache, app, { statement: planned.value.statement, media: planned.value.plan.media });
 }
 
 /** What the call statement returns for a negotiated media type and the count preference. */
 function callShape(m: Negotiated['media'], prefs: Pick<Preferences, 'count'>): { body: CallBodyShape; count: boolean } {
   const body: CallBodyShape = m === 'object' || m === 'object-stripped' ? 'single' : m === 'csv' ? 'rows' : 'json';
   return { body, count: prefs.count === 'exact' || prefs.count === 'estimated' };
+}
+
+/** The call's representation: Accept against its media handlers (http/media.ts). */
+function negotiateCall(call: PlannedCall, req: ApiRequest, cache: SchemaCache, app: AppState): Result<Negotiated> {
+  return negotiateMedia(req.accept, callOffers(cache, call), { planEnabled: app.config.dbPlanEnabled, acceptHeader: req.headers['accept'] });
+}
+
+function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequest, cache: SchemaCache): CallStatementOptions {
+  const shape = callShape(media.media, req.preferences);
+  const body = mediaBodyFor(cache, media, call.read, call, call.headersOnly);
+  return body === undefined ? shape : { ...shape, media: body };
 }
 
 /**
@@ -59,31 +72,29 @@ export async function executeCall(
   call: PlannedCall,
   req: ApiRequest,
   who: AuthResult,
-  _cache: SchemaCache,
+  cache: SchemaCache,
   app: AppState,
   /** The call's statement and negotiated media when the caller already has them (http/shape-memo.ts). */
   compiled: { readonly statement: Statement; readonly media: Negotiated } | null = null,
 ): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const media = compiled ? ok(compiled.media) : negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
+  const media = compiled ? ok(compiled.media) : negotiateCall(call, req, cache, app);
   if (!media.ok) return media;
   const m = media.value.media;
-  const shape = callShape(m, req.preferences);
-
-  let statement = compiled?.statement;
-  if (!statement) {
-    const main = buildCallStatement(call, shape);
-    if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
-    statement = compile(main);
+  if (media.value.plan) {
+    const main = buildCallStatement(call, callShape(m, req.preferences));
+    return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
+  const opts = callStatementOptions(call, media.value, req, cache);
+  const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
   const t1 = performance.now();
   const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
   if (!outcome.ok) return err(writeError(outcome, who, app));
   const t2 = performance.now();
   const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });
 
-  const row = outcome.results[0]!.rows[0] as [string | null, string, string | null, string | null, string | null, unknown];
+  const row = outcome.results[0]!.rows[0] as [string | null, string, string | Buffer | null, string | null, string | null, unknown];
   const total = row[0] === null ? null : Number(row[0]);
   const pageCount = Number(row[1]);
   const offset = call.read.range.offset;
@@ -94,7 +105,7 @@ export async function executeCall(
 
   const gucs = parseResponseGucs(row[3], row[4]);
   if (!gucs.ok) return gucs;
-  const applyGucs = (status: number, body: string | null): Result<ResponseSpec> => {
+  const applyGucs = (status: number, body: string | Buffer | null): Result<ResponseSpec> => {
     applyHeaders(headers, gucs.value.headers);
     return ok({ status: gucs.value.status ?? status, headers, body, timings: timings() });
   };
@@ -104,13 +115,16 @@ export async function executeCall(
   const range = rangeStatus(offset, pageCount, total);
   if (range.status === 416) return err({ ...range.error, headers });
 
-  let body: string;
-  if (shape.body === 'single') {
+  let body: string | Buffer;
+  if (opts.media !== undefined) {
+    // A handler's or raw body, as SQL built it (no value: empty).
+    body = row[2] ?? '';
+  } else if (opts.body === 'single') {
     // The statement already picked the one row (DBRST116 otherwise); strip nulls if asked.
-    const text = row[2] ?? 'null';
+    const text = (row[2] as string | null) ?? 'null';
     body = m === 'object-stripped' ? JSON.stringify(stripNulls(JSON.parse(text))) : text;
   } else {
-    const shaped = readBodyFor(m, row[2] ?? '[]', pageCount);
+    const shaped = readBodyFor(m, (row[2] as string | null) ?? '[]', pageCount);
     if (!shaped.ok) return shaped;
     body = shaped.value;
   }

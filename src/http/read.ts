@@ -1,4 +1,4 @@
-// GET/HEAD on a table or view: negotiate → plan → build → execute (one round trip) → respond.
+// GET/HEAD on a table or view: plan → negotiate (media handlers) → build → execute (one round trip) → respond.
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
@@ -6,27 +6,36 @@ import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateRead } from '../response/negotiate.js';
+import { negotiateMedia } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
+import { mediaBodySql } from '../sql/media.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { explainStatement } from './explain.js';
+import { mediaBodyFor, readOffers } from './media.js';
 import { runRequestTransaction } from './tx.js';
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
-  if (!media.ok) return media;
   const count = req.preferences.count;
   const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
   if (!plan.ok) return plan;
+  // Negotiated against the relation's media handlers (PostgREST: after planning, so a bad select wins).
+  const offers = readOffers(cache, { schema: req.schema, name: relation }, plan.value);
+  const media = negotiateMedia(req.accept, offers, { planEnabled: cfg.dbPlanEnabled, acceptHeader: req.headers['accept'] });
+  if (!media.ok) return media;
+  const mediaBody = mediaBodyFor(cache, media.value, plan.value, null, req.method === 'HEAD');
 
-  const main = buildReadStatement(plan.value, { count: count === 'planned' ? null : count, maxRows: cfg.dbMaxRows });
+  const countOpt = count === 'planned' ? null : count;
+  const main = buildReadStatement(
+    plan.value,
+    mediaBody === undefined ? { count: countOpt, maxRows: cfg.dbMaxRows } : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody) },
+  );
   if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, true);
   const statements = [compile(main)];
   if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
@@ -36,7 +45,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
 
   const t2 = performance.now();
-  const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | null, string | null, string | null];
+  const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
   const pageCount = Number(row[1] ?? 0);
   let total: number | null = row[0] === null ? null : Number(row[0]);
   if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
@@ -50,7 +59,8 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (range.status === 416) return err({ ...range.error, headers: { 'Content-Range': contentRangeValue } });
   const headers: Record<string, string | string[]> = { 'Content-Range': contentRangeValue };
 
-  const body = readBodyFor(media.value.media, row[2] ?? '[]', pageCount);
+  // A handler's or raw body is sent as SQL built it (no row: empty); the built-ins are shaped here.
+  const body: Result<string | Buffer> = mediaBody !== undefined ? ok(row[2] ?? '') : readBodyFor(media.value.media, (row[2] as string | null) ?? '[]', pageCount);
   if (!body.ok) return body;
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;

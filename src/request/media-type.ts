@@ -114,7 +114,7 @@ function parseQ(text: string): number | null {
 const ANY: MediaRange = { type: '*', subtype: '*', params: {}, q: 1 };
 
 /**
- * `Accept` → media ranges, highest q first, ties in header order; `q=0` ranges are dropped (the client
+ * `Accept` → media ranges, highest q first, then the more specific, ties in header order; `q=0` ranges are dropped (the client
  * refuses them). A missing or blank header means `*\/*`. Malformed entries are skipped; if nothing
  * usable remains the list is empty (nothing acceptable → 406).
  */
@@ -140,8 +140,16 @@ export function parseAccept(header: string | undefined): MediaRange[] {
     if (q === null || q === 0) continue;
     ranges.push({ type: m.type, subtype: m.subtype, params, q });
   }
-  // Array.prototype.sort is stable, so equal weights keep header order.
-  return ranges.sort((a, b) => b.q - a.q);
+  if (ranges.length < 2) return ranges;
+  // Highest q first; then, as PostgREST (wai's parseHttpAccept) does, the more specific range first:
+  // specificity is the number of parameters (q aside) minus the number of `*`, so `text/csv` goes
+  // before `*/*` and `…;nulls=stripped` before plain types. Array.prototype.sort is stable, so equal
+  // keys keep header order.
+  return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a));
+}
+
+function specificity(m: MediaRange): number {
+  return Object.keys(m.params).length - (m.type === '*' ? 1 : 0) - (m.subtype === '*' ? 1 : 0);
 }
 
 /** `Content-Type` → media type, or null when absent or malformed (a list is malformed here). */

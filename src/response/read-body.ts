@@ -40,6 +40,10 @@ export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: numb
     case 'csv':
       return ok(jsonRowsToCsv(JSON.parse(arrayText) as Array<Record<string, unknown>>));
     case 'plan':
+    // Handlers and raw output build their body in SQL (sql/media.ts); it is not shaped here.
+    case 'handler':
+    case 'value':
+    case 'raw':
       return ok(arrayText);
   }
 }

@@ -12,6 +12,7 @@
 import type { CallArgValue, PlannedCall } from '../plan/call-plan.js';
 import type { MutationBody, PlannedColumn } from '../plan/mutate-plan.js';
 import { catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { mediaBodySql, type MediaBody } from './media.js';
 import { payloadFromSql, postconditionSql, type Postcondition } from './mutate.js';
 import { buildCountQuery, buildReadRowsStatement, responseHeadersSql, responseStatusSql } from './read.js';
 
@@ -28,6 +29,8 @@ export interface CallStatementOptions {
   readonly body: CallBodyShape;
   /** `Prefer: count=exact|estimated`: count the filtered rows (PostgREST counts exactly for calls). */
   readonly count: boolean;
+  /** A negotiated non-JSON representation: the body is built by it instead (`body` is then ignored). */
+  readonly media?: MediaBody;
 }
 
 /** The call itself, as the `pgrst_source` CTE's query. */
@@ -95,7 +98,7 @@ export function buildCallStatement(call: PlannedCall, opts: CallStatementOptions
     checks.push({ code: 'DBRST124', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
   }
 
-  return sql`WITH pgrst_source AS (${callSourceSql(call)}) SELECT ${total} AS total_count, ${count} AS page_count, ${bodySql(call, opts.body)} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (${rows}) AS _postgrest_t`;
+  return sql`WITH pgrst_source AS (${callSourceSql(call)}) SELECT ${total} AS total_count, ${count} AS page_count, ${opts.media ? mediaBodySql(opts.media) : bodySql(call, opts.body)} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (${rows}) AS _postgrest_t`;
 }
 
 function bodySql(call: PlannedCall, shape: CallBodyShape): Sql {

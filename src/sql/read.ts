@@ -77,11 +77,14 @@ export const responseStatusSql = constant(`nullif(current_setting('response.stat
  * The one-row result: `total_count` (bigint or NULL), `page_count` (bigint), `body` (text: the JSON
  * array of `rows`, `[]` when empty), `response_headers`, `response_status` (text or NULL).
  * `ctes` are extra `name AS (…)` items written before `pgrst_source` (which holds `rows`).
+ * `body` replaces the JSON array with another representation of the rows (sql/media.ts).
  */
-export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql }): Sql {
+export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql; body?: Sql }): Sql {
   const ctes = [...(parts.ctes ?? []), sql`pgrst_source AS (${parts.rows})`];
-  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), '[]')::text AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${parts.body ?? jsonArrayBody} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
 }
+
+const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);
 
 /**
  * GET's statement. `count: 'exact'` counts every filtered row; `'estimated'` counts exactly up to
@@ -90,9 +93,10 @@ export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sq
  */
 export function buildReadStatement(
   plan: ReadPlan,
-  opts: { readonly count: 'exact' | 'estimated' | null; readonly maxRows: number | null },
+  opts: { readonly count: 'exact' | 'estimated' | null; readonly maxRows: number | null; readonly body?: Sql },
 ): Sql {
-  return buildResultEnvelope({ rows: buildReadRowsStatement(plan), totalCount: totalCountSql(plan, opts) });
+  const parts = { rows: buildReadRowsStatement(plan), totalCount: totalCountSql(plan, opts) };
+  return buildResultEnvelope(opts.body === undefined ? parts : { ...parts, body: opts.body });
 }
 
 function totalCountSql(plan: ReadPlan, opts: { count: 'exact' | 'estimated' | null; maxRows: number | null }): Sql {

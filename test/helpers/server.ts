@@ -11,6 +11,8 @@ export interface TestResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly text: string;
+  /** The body's bytes as sent (text is them decoded as UTF-8, a leading BOM dropped). */
+  readonly bytes: Buffer;
   json(): any;
 }
 
@@ -52,10 +54,11 @@ export async function httpRequest(url: string, opts: RequestOptions = {}): Promi
     }
   }
   const res = await undiciRequest(url, { method: (opts.method ?? 'GET') as any, headers, body });
-  const text = await res.body.text();
+  const bytes = Buffer.from(await res.body.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
   const flat: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
-  return { status: res.statusCode, headers: flat, text, json: () => JSON.parse(text) };
+  return { status: res.statusCode, headers: flat, text, bytes, json: () => JSON.parse(text) };
 }
 
 export async function startTestServer(

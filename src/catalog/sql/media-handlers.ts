@@ -8,11 +8,14 @@
  * Parameters: `$1::text[]` exposed schemas (where the handler routines live). One row per handler
  * (`RawMediaHandlerRow`); `kind` is `aggregate` or `function`; `relation_*` is the row type the
  * routine takes (null for `anyelement`, and for functions not taking exactly one row argument).
- * `media_type` is the domain's name lowercased.
+ * `media_type` is the domain's name lowercased; `base_type` the type under the domain (through one
+ * nested domain), which decides whether the handler's output is bytes (`bytea`) or text.
  */
 export const MEDIA_HANDLERS_SQL = `
 WITH media_types AS (
-  SELECT t.oid, lower(t.typname) AS media_type
+  SELECT t.oid, lower(t.typname) AS media_type,
+    (SELECT bt.typname FROM pg_type b JOIN pg_type bt ON bt.oid = CASE WHEN b.typtype = 'd' THEN b.typbasetype ELSE b.oid END
+     WHERE b.oid = t.typbasetype) AS base_type
   FROM pg_type t
   WHERE t.typtype = 'd'
     AND (t.typname ~* '^[a-z0-9.-]+/[a-z0-9.+-]+$' OR t.typname = '*/*')
@@ -22,6 +25,7 @@ SELECT
   pn.nspname AS function_schema,
   p.proname AS function_name,
   mt.media_type,
+  mt.base_type,
   an.nspname AS relation_schema,
   ac.relname AS relation_name
 FROM media_types mt

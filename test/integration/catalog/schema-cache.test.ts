@@ -309,12 +309,12 @@ t.test('routines', async (t) => {
 
 t.test('media-type handlers', async (t) => {
   t.same(cache.mediaHandlers, [
-    { mediaType: '*/*', function: { schema: 'public', name: 'raw_bytes' }, relation: null, isAggregate: false },
-    { mediaType: 'application/vnd.twkb', function: { schema: 'public', name: 'any_twkb_agg' }, relation: null, isAggregate: true },
-    { mediaType: 'application/vnd.twkb', function: { schema: 'public', name: 'any_twkb_trans' }, relation: null, isAggregate: false },
-    { mediaType: 'image/png', function: { schema: 'public', name: 'film_poster' }, relation: null, isAggregate: false },
-    { mediaType: 'text/tab-separated-values', function: { schema: 'public', name: 'films_tsv_agg' }, relation: { schema: 'public', name: 'films' }, isAggregate: true },
-    { mediaType: 'text/tab-separated-values', function: { schema: 'public', name: 'films_tsv_trans' }, relation: null, isAggregate: false },
+    { mediaType: '*/*', binary: true, function: { schema: 'public', name: 'raw_bytes' }, relation: null, isAggregate: false },
+    { mediaType: 'application/vnd.twkb', binary: true, function: { schema: 'public', name: 'any_twkb_agg' }, relation: null, isAggregate: true },
+    { mediaType: 'application/vnd.twkb', binary: true, function: { schema: 'public', name: 'any_twkb_trans' }, relation: null, isAggregate: false },
+    { mediaType: 'image/png', binary: true, function: { schema: 'public', name: 'film_poster' }, relation: null, isAggregate: false },
+    { mediaType: 'text/tab-separated-values', binary: false, function: { schema: 'public', name: 'films_tsv_agg' }, relation: { schema: 'public', name: 'films' }, isAggregate: true },
+    { mediaType: 'text/tab-separated-values', binary: false, function: { schema: 'public', name: 'films_tsv_trans' }, relation: null, isAggregate: false },
   ]);
 });
 

@@ -1,0 +1,63 @@
+// The body of a response in a negotiated non-JSON media type, built in SQL over the result rows
+// (`_postgrest_t`, the envelope's row alias): PostgREST's SqlFragment.handlerF / customFuncF. The
+// body column is text, or bytea when the representation is bytes (pg returns it as a Buffer).
+// Pure; names through qualified()/ident().
+import type { QualifiedName } from '../catalog/types.js';
+import { constant, ident, qualified, sql, type Sql } from './fragment.js';
+
+export type MediaBody =
+  /**
+   * An aggregate handler over the rows: `agg(_postgrest_t::"s"."rel")` for a relation's handler,
+   * `agg(_postgrest_t)` for an anyelement one, `agg(_postgrest_t.pgrst_scalar)` over a scalar call.
+   */
+  | {
+      readonly kind: 'aggregate';
+      readonly aggregate: QualifiedName;
+      readonly relation: QualifiedName | null;
+      readonly scalar: boolean;
+      readonly binary: boolean;
+    }
+  /** A scalar call's own value (a media-type domain), sent as it is. */
+  | { readonly kind: 'value'; readonly binary: boolean }
+  /**
+   * One column's values concatenated (raw output): as text, as bytes (`columnIsBytea`: the column's
+   * own bytes, else its text in UTF-8), or as xml (xmlagg).
+   */
+  | { readonly kind: 'raw'; readonly column: string; readonly output: 'text' | 'binary' | 'xml'; readonly columnIsBytea: boolean }
+  /** HEAD: no body is sent, so none is built (PostgREST's NoAgg). */
+  | { readonly kind: 'none' };
+
+const asBody = (x: Sql, binary: boolean): Sql => (binary ? sql`(${x})::bytea` : sql`(${x})::text`);
+
+export function mediaBodySql(body: MediaBody): Sql {
+  switch (body.kind) {
+    case 'aggregate': {
+      const arg = body.scalar
+        ? constant('_postgrest_t.pgrst_scalar')
+        : body.relation !== null
+          ? sql`_postgrest_t::${qualified(body.relation)}`
+          : constant('_postgrest_t');
+      return asBody(sql`${qualified(body.aggregate)}(${arg})`, body.binary);
+    }
+    case 'value':
+      // One row (a non-SETOF call); no row (filtered away) is an empty body.
+      return asBody(constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]'), body.binary);
+    case 'raw': {
+      const col = sql`_postgrest_t.${ident(body.column)}`;
+      switch (body.output) {
+        case 'text':
+          return sql`coalesce(pg_catalog.string_agg((${col})::text, ''), '')`;
+        case 'xml':
+          return sql`coalesce((pg_catalog.xmlagg((${col})::xml))::text, '')`;
+        case 'binary':
+          return body.columnIsBytea
+            ? sql`coalesce(pg_catalog.string_agg(${col}, ''::bytea), ''::bytea)`
+            : sql`pg_catalog.convert_to(coalesce(pg_catalog.string_agg((${col})::text, ''), ''), 'UTF8')`;
+      }
+      break;
+    }
+    case 'none':
+      return constant('NULL::text');
+  }
+  throw new Error(`unexpected media body ${JSON.stringify(body)}`);
+}
