@@ -26,6 +26,7 @@ export const SHOP_ROUTES = [
       { method: 'GET', path: '/items/:id(int)', call: 'item_get', args: { item_id: 'path.id' } },
       { method: 'DELETE', path: '/items/:id(int)', call: 'item_delete', args: { item_id: 'path.id' } },
       { method: 'GET', path: '/items/:id(int)/repr', call: 'item_repr', args: { item_id: 'path.id', media: 'media' } },
+      { method: 'GET', path: '/repr', call: 'item_repr', args: { item_id: 'query.id', media: 'media' } },
       { method: 'GET', path: '/find', call: 'find', args: { name: 'query.name' } },
       { method: 'POST', path: '/login/:who', call: 'login', args: { who: 'path.who' } },
       { method: 'GET', path: '/files/*rest', call: 'file', args: { rest: 'path.rest' } },

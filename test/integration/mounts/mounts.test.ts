@@ -133,12 +133,12 @@ t.test('route mounts', async (t) => {
     const cases: Array<[string, string, Record<string, string>, string | undefined, number, string]> = [
       ['GET', '/api/shop/nothing/here', {}, undefined, 404, 'DBRST400'],
       ['GET', '/api/shop', {}, undefined, 404, 'DBRST400'],
-      ['GET', '/api/shop/items/99', {}, undefined, 404, 'PT404'],
-      ['GET', '/api/shop/items?limit=many', {}, undefined, 400, '22P02'],
+      ['GET', '/api/shop/items/99/repr', {}, undefined, 404, 'PT404'],
+      ['GET', '/api/shop/repr?id=many', {}, undefined, 400, '22P02'],
       ['POST', '/api/shop/items', { 'Content-Type': 'application/json' }, '{"name":', 400, 'DBRST102'],
       ['POST', '/api/shop/items', { 'Content-Type': 'text/csv' }, 'name\nx', 415, 'DBRST402'],
       ['POST', '/api/shop/shout', { 'Content-Type': 'application/json' }, '"hi"', 415, 'DBRST402'],
-      ['GET', '/api/shop/items/1', { 'X-Block': 'yes' }, undefined, 401, 'PT401'],
+      ['GET', '/api/shop/items/1/repr', { 'X-Block': 'yes' }, undefined, 401, 'PT401'],
       ['GET', '/api/shop/items/1', { Authorization: 'Bearer not-a-token' }, undefined, 401, 'DBRST301'],
       ['GET', '/api/shop/broken', {}, undefined, 500, 'DBRST403'],
       ['POST', '/api/shop/items', { 'Content-Type': 'application/json' }, JSON.stringify({ name: 'x'.repeat(4000) }), 413, 'DBRST404'],
@@ -155,6 +155,12 @@ t.test('route mounts', async (t) => {
         else t.match(xmlFields(res.text), { _root: 'Error', status: String(status) }, `${label}: body`);
       }
     }
+    const jsonOnly = await s.request('/api/shop/items/1', { headers: { Accept: 'application/xml' } });
+    t.equal(jsonOnly.status, 406, 'a function answering JSON only cannot answer XML');
+    t.equal(jsonOnly.headers['content-type'], 'application/vnd.shop.Error+xml', 'the 406 itself in the XML the client asked for');
+    const badArg = await s.request('/api/shop/items?limit=many');
+    t.equal(badArg.status, 400);
+    t.match(badArg.json(), { Error: { status: 400, code: '22P02' } });
     const teapot = await s.request('/api/shop/teapot');
     t.equal(teapot.status, 418, 'a DBRST raise keeps its status');
     t.equal(teapot.headers['x-pot'], 'tea', 'and its headers');
