@@ -5,7 +5,9 @@ import path from 'node:path';
 import chalk from 'chalk';
 import type { LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/print.js';
-import type { AppConfig } from '../config/types.js';
+import type { AppConfig, RouteGroup } from '../config/types.js';
+import { parseRoutes } from '../config/validate.js';
+import { listExamples } from '../embedded/examples.js';
 import { bootstrapEmbedded, EMBEDDED_ANON_ROLE } from '../embedded/bootstrap.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded/postgres.js';
 import { passwordOf } from '../embedded/uri.js';
@@ -15,6 +17,22 @@ import { createLogger, maskUri } from '../observe/log.js';
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
   readonly reload?: () => Promise<LoadedConfig>;
+}
+
+/**
+ * The embedded default's configuration: the embedded database, its anonymous role, and the route
+ * mounts of the bundled examples after any the configuration has. An example whose routes do not
+ * parse is reported and left out.
+ */
+function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) => void): AppConfig {
+  const routes: RouteGroup[] = [...config.routes];
+  for (const example of listExamples()) {
+    if (example.routes === null) continue;
+    const parsed = parseRoutes(example.routes);
+    if (parsed.ok) routes.push(...parsed.value);
+    else for (const i of parsed.issues) report(`examples/${example.name}/routes.json${i.path ?? ''}: ${i.message}`);
+  }
+  return { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE, routes };
 }
 
 export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
@@ -30,7 +48,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
     embedded = await startEmbeddedPostgres({ dataDir, onProgress: (m) => say(chalk.dim(m)) });
     dbUri = await bootstrapEmbedded(embedded.uri, passwordOf(embedded.uri), (m) => say(chalk.dim(m)));
-    effective = { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE };
+    effective = embeddedConfig(config, dbUri, (m) => log.error(m));
   }
   const embeddedUri = embedded ? dbUri : null;
   // Re-read the configuration; the embedded database's settings apply again. Problems keep the old one.
@@ -41,7 +59,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
       for (const p of next.problems) log.error(`config not reloaded: ${formatProblem(p)}`);
       return null;
     }
-    return embeddedUri ? { ...next.config, dbUri: embeddedUri, dbAnonRole: next.config.dbAnonRole ?? EMBEDDED_ANON_ROLE } : next.config;
+    return embeddedUri ? embeddedConfig(next.config, embeddedUri, (m) => log.error(m)) : next.config;
   };
 
   let server;
@@ -57,6 +75,10 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
   say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
   if (embedded) {
     say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
+    for (const example of listExamples()) {
+      if (example.tryPaths.length === 0) continue;
+      say(`${chalk.bold(example.title)}: ${example.tryPaths.map((p) => `curl '${server.url}${p}'`).join('  ·  ')}`);
+    }
   }
   if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
 
