@@ -4,6 +4,8 @@
 // pre-request, JWT roles, one transaction per request, and a group's own error shape (JSON and XML)
 // for the engine's errors and the functions' raises alike.
 import { SignJWT } from 'jose';
+import { Readable } from 'node:stream';
+import { request as undiciRequest } from 'undici';
 import t from 'tap';
 import { startMountServer } from './mount-server.js';
 
@@ -217,5 +219,21 @@ t.test('route mounts', async (t) => {
     t.equal(res.status, 404, 'the shop schema is not exposed at /');
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8');
     t.equal(res.json().code, 'DBRST205');
+  });
+
+  t.test('413: a body over server-max-body-size is refused unread, on any URL', async (t) => {
+    const big = await s.request('/rpc/anything', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(5000) });
+    t.equal(big.status, 413);
+    t.equal(big.headers['proxy-status'], 'dbrest; error=DBRST404');
+    t.match(big.json(), { code: 'DBRST404', message: 'Payload Too Large', details: /larger than 2048 bytes/ });
+    // Chunked, with no Content-Length: refused once the limit is passed.
+    const chunks = async function* () {
+      for (let i = 0; i < 10; i++) yield Buffer.alloc(512, 32);
+    };
+    const res = await undiciRequest(`${s.url}/api/shop/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from(chunks()) });
+    t.equal(res.statusCode, 413);
+    t.equal(res.headers['content-type'], 'application/vnd.shop.Error+json', "in the group's shape under a mount prefix");
+    t.match(await res.body.json(), { Error: { status: 413, code: 'DBRST404' } });
+    t.same(await s.db.query("SELECT * FROM shop.items WHERE name = ''"), []);
   });
 });
