@@ -26,7 +26,7 @@ export interface RouteMount {
 
 /** Mounts under one prefix with shared settings. A plain list of mounts is one group with prefix ''. */
 export interface RouteGroup {
-  /** `/api/cms/v2`, or '' for mounts not grouped. An unmatched path under a prefix is a 404 of the group. */
+  /** `/api/v1`, or '' for mounts not grouped. An unmatched path under a prefix is a 404 of the group. */
   readonly prefix: string;
   /** Where unqualified `call`/`relation` names are looked up (default: the first of db-schemas). */
   readonly schema: string | null;
