@@ -125,22 +125,12 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
   }
   const m = match.mount;
   const produces = m.mount.produces ?? m.group.produces;
-  let media: string | null = null;
-  // What the call or relation is then asked for: the client's own range when it names a type (an
-  // engine type such as vnd.pgrst.object+json stays available), then the chosen offer.
-  let accept = base.accept;
-  if (produces.length > 0) {
-    const chosen = negotiateProduces(base.accept, produces);
-    media = chosen?.offer ?? null;
-    if (chosen) {
-      const offer = { ...parseAccept(chosen.offer)[0]!, q: 1 };
-      accept = chosen.range.type === '*' || chosen.range.subtype === '*' ? [offer] : [{ ...chosen.range, q: 1 }, offer];
-    }
-    if (media === null) {
-      const asked = base.accept.map((r) => `${r.type}/${r.subtype}`).join(', ');
-      return fail(errors.DBRST107(`None of these media types are available: ${asked}`, { details: `This route answers ${produces.join(', ')}` }), null);
-    }
+  const negotiated = negotiateMount(base.accept, produces);
+  if (negotiated === null) {
+    const asked = base.accept.map((r) => `${r.type}/${r.subtype}`).join(', ');
+    return fail(errors.DBRST107(`None of these media types are available: ${asked}`, { details: `This route answers ${produces.join(', ')}` }), null);
   }
+  const { media, accept } = negotiated;
   if (!who.ok) return fail(who.error, media);
   if (m.kind === 'broken') {
     ctx.app.log.error(`${m.where} (${m.mount.methods.join(',')} ${m.mount.path}) is unavailable: ${m.problem}`);
@@ -151,6 +141,20 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
     : await runMountedRelation(m, match.params, media, { ...base, accept }, who.value, ctx, match.group);
   if (!result.ok) return fail(result.error, media);
   return { response: result.value, errorCode: null };
+}
+
+/**
+ * `produces` against Accept: the chosen type (null when the mount lists none), and the Accept the call
+ * or relation is then given: the client's own range when it names a type (so an engine type such as
+ * vnd.pgrst.object+json stays available), then the chosen offer. Null when nothing fits (406).
+ */
+function negotiateMount(accept: ReadonlyArray<MediaRange>, produces: ReadonlyArray<string>): { media: string | null; accept: ReadonlyArray<MediaRange> } | null {
+  if (produces.length === 0) return { media: null, accept };
+  const chosen = negotiateProduces(accept, produces);
+  if (chosen === null) return null;
+  const offer = { ...parseAccept(chosen.offer)[0]!, q: 1 };
+  const wildcard = chosen.range.type === '*' || chosen.range.subtype === '*';
+  return { media: chosen.offer, accept: wildcard ? [offer] : [{ ...chosen.range, q: 1 }, offer] };
 }
 
 async function runMountedCall(
