@@ -4,6 +4,10 @@
 // validator, with exact operations for path, query (array), header and cookie parameters, bodies,
 // media types and a relation mount; openapi-mode and the schema whose document has the mounts.
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { SHOP_ROUTES, startMountServer } from '../mounts/mount-server.js';
 
@@ -173,6 +177,22 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
     t.strictSame(e.paths['/api/shop/stock/{id}'].patch.requestBody, { $ref: '#/components/requestBodies/body.shop.items' });
     t.ok(e.components.schemas['shop.items']);
     t.ok(e.components.parameters['rowFilter.shop.items.qty']);
+  });
+
+  t.test('`dbrest openapi` prints the same mounts (the routes from the environment)', async (t) => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'dbrest-openapi-mounts-'));
+    t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
+    const r = spawnSync(process.execPath, [path.resolve(process.cwd(), 'bin', 'dbrest.js'), 'openapi'], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', DBREST_DB_URI: s.db.uri, DBREST_DB_ANON_ROLE: 'mount_anon', DBREST_ROUTES: ROUTES },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    t.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    t.strictSame(Object.keys(doc.paths), Object.keys(d.paths), 'follow-privileges as db-anon-role');
+    t.strictSame(doc.paths['/api/shop/stock/{id}'], d.paths['/api/shop/stock/{id}']);
+    t.strictSame(doc.definitions, d.definitions);
   });
 
   t.test('the documented operations answer as documented', async (t) => {
