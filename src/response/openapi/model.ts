@@ -3,7 +3,7 @@
 // definitions, without committing to a document format. swagger.ts renders it as Swagger 2.0
 // (PostgREST's document, key for key) and openapi31.ts as OpenAPI 3.1; neither decides anything
 // about the API itself. Pure: built from the schema cache, the objects the request's role may see
-// (access.ts) and the configuration.
+// (access.ts), the configuration and the resolved route mounts (mount/check.ts), passed in as data.
 import type { Column, Relation, Relationship, Routine, SchemaCache } from '../../catalog/types.js';
 import type { Binding, ResolvedGroup, ResolvedMount } from '../../mount/check.js';
 import { parseTemplate, SEGMENT_PATTERNS, type SegmentType, type TemplateSegment } from '../../mount/template.js';
