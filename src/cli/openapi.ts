@@ -9,6 +9,7 @@ import chalk from 'chalk';
 import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { AppConfig } from '../config/types.js';
+import { mountSchemas, resolveMounts } from '../mount/check.js';
 import { accessQuestion, buildAccessStatement, readAccessRow } from '../response/openapi/access.js';
 import { buildOpenApiDocument } from '../response/openapi/document.js';
 import { quoteIdent } from '../sql/fragment.js';
@@ -32,15 +33,17 @@ export async function runOpenapi(config: AppConfig, _loaded?: unknown, ctx?: { r
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { cache } = await loadSchemaCache(client, config.dbSchemas);
-    const question = accessQuestion(cache, schema, config.openapiMode === 'follow-privileges');
+    // Route mounts may name schemas outside db-schemas: the cache holds them too (as the server's does).
+    const { cache } = await loadSchemaCache(client, [...new Set([...config.dbSchemas, ...mountSchemas(config.routes, config.dbSchemas)])]);
+    const mounts = config.routes.length > 0 ? resolveMounts(config.routes, cache, config.dbSchemas).groups : [];
+    const question = accessQuestion(cache, schema, config.openapiMode === 'follow-privileges', mounts);
     const statement = buildAccessStatement(question);
     await client.query('BEGIN READ ONLY');
     if (question.followPrivileges && config.dbAnonRole) await client.query(`SET LOCAL ROLE ${quoteIdent(config.dbAnonRole)}`);
     const res = await client.query({ text: statement.text, values: [...statement.values], rowMode: 'array' });
     await client.query('ROLLBACK');
     const scope = readAccessRow(question, (res.rows[0] as unknown[] | undefined) ?? []);
-    const doc = buildOpenApiDocument(cache, scope, config, config.openapiVersion, VERSION);
+    const doc = buildOpenApiDocument(cache, scope, config, config.openapiVersion, VERSION, mounts);
     out.write(JSON.stringify(doc, null, 2) + '\n');
     return 0;
   } catch (e) {

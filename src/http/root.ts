@@ -3,7 +3,8 @@
 //
 //   negotiate (Swagger 2.0 or OpenAPI 3.1, else 406) → one round trip in the request's transaction,
 //   as the request's role: the schema's comment and, with openapi-mode = follow-privileges, which
-//   relations and routines the role may access → model → render.
+//   relations and routines (and, in the default schema's document, route mounts' targets) the role
+//   may access → model → render.
 // openapi-mode = disabled answers 404 DBRST126, as PostgREST does.
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
@@ -20,6 +21,7 @@ import { contextSettings } from '../sql/tx-settings.js';
 import { VERSION } from '../version.js';
 import type { AppState } from './app.js';
 import { runCall } from './call.js';
+import { mountTable } from './mount.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { preRequestStatement, txEnd } from './tx.js';
 
@@ -43,7 +45,9 @@ export async function renderRoot(req: ApiRequest, cache: SchemaCache, app: AppSt
   const media = negotiateOpenApi(req.accept, cfg.openapiVersion);
   if (!media.ok) return media;
 
-  const question = accessQuestion(cache, req.schema, cfg.openapiMode === 'follow-privileges');
+  // Route mounts are URLs of their own, whatever the schema: the default schema's document has them.
+  const mounts = req.schema === cfg.dbSchemas[0] ? (mountTable(app, cache)?.groups ?? []) : [];
+  const question = accessQuestion(cache, req.schema, cfg.openapiMode === 'follow-privileges', mounts);
   const t1 = performance.now();
   const outcome = await runTransaction(app.pool, {
     readOnly: true,
@@ -57,7 +61,7 @@ export async function renderRoot(req: ApiRequest, cache: SchemaCache, app: AppSt
   const t2 = performance.now();
 
   const scope = readAccessRow(question, outcome.results[0]?.rows[0] ?? []);
-  const doc = buildOpenApiDocument(cache, scope, cfg, media.value.version, VERSION);
+  const doc = buildOpenApiDocument(cache, scope, cfg, media.value.version, VERSION, mounts);
   const headers: Record<string, string> = { 'Content-Type': media.value.contentType };
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   return ok({

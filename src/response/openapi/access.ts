@@ -8,8 +8,9 @@
 // and resolved with to_regclass/to_regprocedure, so an object dropped since the cache was loaded
 // is simply left out rather than failing the request.
 import type { SchemaCache } from '../../catalog/types.js';
+import type { ResolvedGroup } from '../../mount/check.js';
 import { quoteIdent, type Statement } from '../../sql/fragment.js';
-import type { ApiScope } from './model.js';
+import { relationKey, type ApiScope } from './model.js';
 
 const DESCRIPTION_SQL = `SELECT (
   SELECT d.description
@@ -36,28 +37,65 @@ const ACCESS_SQL = `${DESCRIPTION_SQL},
   WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
 )`;
 
+// Route mounts' targets, in any schema: the same conditions on two more arrays.
+const MOUNT_ACCESS_SQL = `${ACCESS_SQL},
+(
+  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
+  FROM pg_catalog.unnest($4::text[]) WITH ORDINALITY AS r (name, i)
+  JOIN pg_catalog.pg_class c ON c.oid = pg_catalog.to_regclass(r.name)
+  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
+     OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
+     OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
+),
+(
+  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
+  FROM pg_catalog.unnest($5::text[]) WITH ORDINALITY AS r (signature, i)
+  WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
+)`;
+
 /** The relations and routines of `schema` the statement asks about, in the arrays' order. */
 export interface AccessQuestion {
   readonly schema: string;
   readonly followPrivileges: boolean;
   readonly relations: ReadonlyArray<string>;
   readonly routines: ReadonlyArray<string>;
+  /**
+   * Route mounts' targets (follow-privileges, when the document describes mounts): relations as
+   * schema and name, routines by signature. Absent: the document has no mounts.
+   */
+  readonly mounts?: {
+    readonly relations: ReadonlyArray<{ readonly schema: string; readonly name: string }>;
+    readonly routines: ReadonlyArray<string>;
+  };
 }
 
-export function accessQuestion(cache: SchemaCache, schema: string, followPrivileges: boolean): AccessQuestion {
-  return {
+/** `mounts`: the resolved route mounts the document describes (none but for the default schema). */
+export function accessQuestion(cache: SchemaCache, schema: string, followPrivileges: boolean, mounts: ReadonlyArray<ResolvedGroup> = []): AccessQuestion {
+  const q: AccessQuestion = {
     schema,
     followPrivileges,
     relations: followPrivileges ? cache.relations.filter((r) => r.schema === schema).map((r) => r.name) : [],
     routines: followPrivileges ? cache.routines.filter((r) => r.schema === schema).map((r) => r.signature) : [],
   };
+  if (!followPrivileges || mounts.length === 0) return q;
+  const relations = new Map<string, { schema: string; name: string }>();
+  const routines = new Set<string>();
+  for (const g of mounts) {
+    for (const m of g.mounts) {
+      if (m.kind === 'relation') relations.set(relationKey(m.relation), { schema: m.relation.schema, name: m.relation.name });
+      else if (m.kind === 'call') routines.add(m.routine.signature);
+    }
+  }
+  return { ...q, mounts: { relations: [...relations.values()], routines: [...routines] } };
 }
 
 /** One row: the schema comment, then (follow-privileges) JSON arrays of accessible positions. */
 export function buildAccessStatement(q: AccessQuestion): Statement {
   if (!q.followPrivileges) return { text: DESCRIPTION_SQL, values: [q.schema] };
   const qualifiedNames = q.relations.map((name) => `${quoteIdent(q.schema)}.${quoteIdent(name)}`);
-  return { text: ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines] };
+  if (q.mounts === undefined) return { text: ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines] };
+  const mountNames = q.mounts.relations.map((r) => `${quoteIdent(r.schema)}.${quoteIdent(r.name)}`);
+  return { text: MOUNT_ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines, mountNames, q.mounts.routines] };
 }
 
 function positions(cell: unknown): number[] {
@@ -71,10 +109,19 @@ export function readAccessRow(q: AccessQuestion, row: ReadonlyArray<unknown>): A
   const description = row[0];
   const schemaDescription = typeof description === 'string' ? description : null;
   if (!q.followPrivileges) return { schema: q.schema, relations: null, routines: null, schemaDescription };
-  return {
+  const scope: ApiScope = {
     schema: q.schema,
     relations: new Set(positions(row[1]).map((i) => q.relations[i - 1]!).filter((n) => n !== undefined)),
     routines: new Set(positions(row[2]).map((i) => q.routines[i - 1]!).filter((n) => n !== undefined)),
     schemaDescription,
+  };
+  if (q.mounts === undefined) return scope;
+  const m = q.mounts;
+  return {
+    ...scope,
+    mountTargets: {
+      relations: new Set(positions(row[3]).flatMap((i) => { const r = m.relations[i - 1]; return r ? [relationKey(r)] : []; })),
+      routines: new Set(positions(row[4]).flatMap((i) => m.routines[i - 1] ?? [])),
+    },
   };
 }

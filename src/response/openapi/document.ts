@@ -2,6 +2,7 @@
 // GET / (http/root.ts) and `dbrest openapi` (cli/openapi.ts).
 import type { SchemaCache } from '../../catalog/types.js';
 import type { AppConfig } from '../../config/types.js';
+import type { ResolvedGroup } from '../../mount/check.js';
 import { buildApiModel, type ApiScope } from './model.js';
 import type { OpenApiVersion } from './negotiate.js';
 import { renderOpenApi31 } from './openapi31.js';
@@ -15,6 +16,8 @@ export function buildOpenApiDocument(
   cfg: DocumentConfig,
   version: OpenApiVersion,
   dbrestVersion: string,
+  /** Route mounts to describe (the default schema's document); none otherwise. */
+  mounts: ReadonlyArray<ResolvedGroup> = [],
 ): Record<string, unknown> {
   const model = buildApiModel(cache, scope, {
     proxyUri: cfg.openapiServerProxyUri,
@@ -22,6 +25,6 @@ export function buildOpenApiDocument(
     serverPort: cfg.serverPort,
     version: dbrestVersion,
     securityActive: cfg.openapiSecurityActive,
-  });
+  }, mounts);
   return version === '3.1' ? renderOpenApi31(model) : renderSwagger(model);
 }

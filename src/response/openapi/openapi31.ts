@@ -6,6 +6,8 @@
 import {
   MEDIA,
   type ApiModel,
+  type BodySchema,
+  type MountParameter,
   type ObjectSchema,
   type Operation,
   type ParameterUse,
@@ -42,10 +44,14 @@ function objectSchema(o: ObjectSchema): Json {
   };
 }
 
-/** Schema of a body in one media type: rows as a JSON array, one row (singular), or CSV text. */
-function rowsSchema(media: string, definition: string): Json {
+/**
+ * Schema of a body in one media type: rows as a JSON array, one row (singular), or CSV text; none
+ * for another media type a mount produces (XML, say), whose shape is not the rows'.
+ */
+function rowsSchema(media: string, definition: string): Json | null {
   if (media === MEDIA.csv) return { type: 'string' };
   if (media.startsWith(MEDIA.object)) return componentRef('schemas', definition);
+  if (media !== MEDIA.json && !/^[^/]+\/[^;]*\+json(;|$)/.test(media)) return null;
   return { type: 'array', items: componentRef('schemas', definition) };
 }
 
@@ -75,10 +81,51 @@ function argParameter(u: Extract<ParameterUse, { kind: 'arg' }>): Json {
   return { name: u.name, in: 'query', required: u.required, schema, ...(u.variadic ? { style: 'form', explode: true } : {}) };
 }
 
+function mountParameter(u: MountParameter): Json {
+  const s = u.schema;
+  return {
+    name: u.name,
+    in: u.in,
+    ...(u.description !== undefined ? { description: u.description } : {}),
+    required: u.required,
+    schema: {
+      type: s.type,
+      ...(s.format !== undefined ? { format: s.format } : {}),
+      ...(s.items !== undefined ? { items: { type: s.items.type, ...(s.items.format !== undefined ? { format: s.items.format } : {}) } } : {}),
+    },
+    ...(u.repeated ? { style: 'form', explode: true } : {}),
+  };
+}
+
+/** The whole query string as one object: every query parameter is a property (repeated: an array). */
+function queryObject(u: Extract<ParameterUse, { kind: 'query-object' }>): Json {
+  return {
+    name: u.name,
+    in: 'query',
+    description: u.description,
+    required: false,
+    schema: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+    style: 'form',
+    explode: true,
+  };
+}
+
+function bodySchema(b: BodySchema, media: string): Json {
+  if (b.kind === 'json') return {};
+  if (b.kind === 'binary') return { type: 'string', contentMediaType: media };
+  return { type: 'string', ...(b.format !== undefined ? { format: b.format } : {}) };
+}
+
 function response(r: ResponseModel, produces: ReadonlyArray<string>, documentMedia: boolean): Json {
   if (r.rowsOf !== undefined) {
     const def = r.rowsOf;
-    return { description: r.description, content: Object.fromEntries(produces.map((m) => [m, { schema: rowsSchema(m, def) }])) };
+    return {
+      description: r.description,
+      content: Object.fromEntries(produces.map((m) => {
+        const schema = rowsSchema(m, def);
+        return [m, schema === null ? {} : { schema }];
+      })),
+    };
   }
   // An operation's own media types (routines, the root) describe its 200 body; no schema is known.
   if (r.status === 200 && !documentMedia) return { description: r.description, content: Object.fromEntries(produces.map((m) => [m, {}])) };
@@ -95,6 +142,13 @@ function operation(op: Operation, model: ApiModel, parameters: ReadonlyMap<strin
       else params.push(componentRef('parameters', u.key));
     } else if (u.kind === 'args-body') {
       body = { required: true, content: { [MEDIA.json]: { schema: objectSchema(u.schema) } } };
+    } else if (u.kind === 'body-value') {
+      const schema = u.schema;
+      body = { required: u.required, content: Object.fromEntries((op.consumes ?? model.consumes).map((m) => [m, { schema: bodySchema(schema, m) }])) };
+    } else if (u.kind === 'mount-param') {
+      params.push(mountParameter(u));
+    } else if (u.kind === 'query-object') {
+      params.push(queryObject(u));
     } else {
       params.push(argParameter(u));
     }

@@ -3,6 +3,7 @@
 // one unchanged. Pure: rendering only; what the API offers is decided in model.ts.
 import {
   type ApiModel,
+  type BodySchema,
   type ObjectSchema,
   type Operation,
   type ParameterUse,
@@ -51,8 +52,37 @@ function sharedParameter(p: SharedParameter): Json {
   };
 }
 
-function parameterUse(u: ParameterUse): Json {
+function bodySchema(b: BodySchema): Json {
+  if (b.kind === 'json') return {};
+  if (b.kind === 'binary') return { type: 'string', format: 'binary' };
+  return { type: 'string', ...(b.format !== undefined ? { format: b.format } : {}) };
+}
+
+/** Null: a parameter Swagger 2.0 cannot describe. */
+function parameterUse(u: ParameterUse): Json | null {
   switch (u.kind) {
+    case 'mount-param': {
+      // Swagger 2.0 has no cookie parameters (`in` is query, header, path, formData or body): a
+      // mount's cookie bindings appear in the OpenAPI 3.1 document only.
+      if (u.in === 'cookie') return null;
+      const s = u.schema;
+      return {
+        name: u.name,
+        in: u.in,
+        ...(u.description !== undefined ? { description: u.description } : {}),
+        required: u.required,
+        type: s.type,
+        ...(s.format !== undefined ? { format: s.format } : {}),
+        ...(s.items !== undefined ? { items: { type: s.items.type, ...(s.items.format !== undefined ? { format: s.items.format } : {}) } } : {}),
+        ...(u.repeated ? { collectionFormat: 'multi' } : {}),
+      };
+    }
+    case 'query-object':
+      // The whole query string bound as one JSON object: Swagger 2.0 cannot describe free-form
+      // query parameters (OpenAPI 3.1 does, as an exploded object).
+      return null;
+    case 'body-value':
+      return { name: u.name, required: u.required, in: 'body', schema: bodySchema(u.schema) };
     case 'ref':
       return { $ref: pointerRef('parameters', u.key) };
     case 'args-body':
@@ -78,11 +108,13 @@ function parameterUse(u: ParameterUse): Json {
 }
 
 function operation(op: Operation): Json {
+  const parameters = op.parameters.flatMap((u) => parameterUse(u) ?? []);
   return {
     tags: op.tags,
     ...(op.summary !== undefined ? { summary: op.summary } : {}),
     ...(op.description !== undefined ? { description: op.description } : {}),
-    ...(op.parameters.length > 0 ? { parameters: op.parameters.map(parameterUse) } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.consumes !== undefined ? { consumes: op.consumes } : {}),
     ...(op.produces !== undefined ? { produces: op.produces } : {}),
     responses: Object.fromEntries(op.responses.map((r) => [
       String(r.status),
