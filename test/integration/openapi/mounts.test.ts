@@ -51,9 +51,9 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
 
   t.test('paths: every resolved mount the role may call, in configuration order; not the broken one', async (t) => {
     const expected = [
-      '/', '/hello/{name}', '/api/shop/echo/{p}', '/api/shop/items', '/api/shop/items/{id}', '/api/shop/items/{id}/repr',
+      '/', '/hello/{name}', '/api/shop/echo/{p}', '/api/shop/items', '/api/shop/items/{id}', '/api/shop/items/{id}/repr', '/api/shop/repr',
       '/api/shop/find', '/api/shop/login/{who}', '/api/shop/files/{rest}', '/api/shop/xml-name', '/api/shop/shout',
-      '/api/shop/fail/{name}', '/api/shop/stock', '/api/shop/stock/{id}', '/api/extra/price/{ref}/{amount}',
+      '/api/shop/fail/{name}', '/api/shop/stock', '/api/shop/stock/{id}', '/api/shop/teapot', '/api/extra/price/{ref}/{amount}',
     ];
     t.strictSame(Object.keys(d.paths), expected);
     t.strictSame(Object.keys(e.paths), expected);
