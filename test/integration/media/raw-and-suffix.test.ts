@@ -36,6 +36,9 @@ t.test('raw output of one value or one column', async (t) => {
     t.equal(r.status, 200);
     t.equal(r.headers['content-type'], 'text/xml; charset=utf-8');
     t.equal(r.text, '<plain/>');
+    const app = await s.request('/rpc/plain_xml', accept('application/xml'));
+    t.equal(app.headers['content-type'], 'application/xml', 'application/xml too (second pass)');
+    t.equal(app.text, '<plain/>');
     const refused = await s.request('/rpc/plain_text', accept('text/xml'));
     t.equal(refused.status, 406);
     t.equal(refused.json().code, 'DBRST107');

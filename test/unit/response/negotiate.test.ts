@@ -107,6 +107,8 @@ t.test('pass 2: suffixes and type/*, only when nothing matched exactly', async (
   const withXml = offers({ any: byType(xmlAny, geo2) });
   t.strictSame(pick('application/vnd.cms.bookmark+xml', withXml), ['handler', 'application/vnd.cms.bookmark+xml', 'xml_any']);
   t.strictSame(pick('application/vnd.cms.bookmark+xml'), ['DBRST107', 406]);
+  t.strictSame(pick('text/xml', withXml), ['handler', 'text/xml', 'xml_any'], 'text/xml by an application/xml handler');
+  t.strictSame(pick('application/xml', offers({ raw: 'xml' })), ['raw', 'application/xml', 'xml'], 'application/xml: one xml value');
   t.strictSame(pick('application/vnd.x+json, application/vnd.geo2+json;q=0.1', withXml)[2], 'geo2_any', 'an exact match later in the list wins');
   t.strictSame(pick('application/vnd.pgrst.plan+json'), ['DBRST107', 406], 'vendored types never fall back');
   const lines = offers({ own: byType(twkb, tsv) });
