@@ -97,8 +97,9 @@ export function computedFieldsOf(cache: SchemaCache, relation: QualifiedName): R
 }
 
 /** Aggregates rendering rows of this relation, by media type (`*\/*` included); empty when none. */
-export function relationMediaHandlers(cache: SchemaCache, relation: QualifiedName): ReadonlyMap<string, MediaHandler> {
-  return indexesOf(cache).relationHandlers.get(qkey(relation)) ?? NO_HANDLERS;
+export function relationMediaHandlers(cache: SchemaCache, schema: string, name: string): ReadonlyMap<string, MediaHandler> {
+  const byRelation = indexesOf(cache).relationHandlers;
+  return byRelation.size === 0 ? NO_HANDLERS : (byRelation.get(key(schema, name)) ?? NO_HANDLERS);
 }
 
 /** Aggregates over `anyelement` (they render rows of every relation), by media type. */

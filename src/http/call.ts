@@ -4,6 +4,9 @@
 // trip, READ ONLY for GET/HEAD and stable/immutable functions) → respond. Route mounts (engine spec
 // §5) plan their call with plan/call-plan.ts's planBoundCall and hand it here unchanged, so they get
 // the same role switching, GUCs, pre-request, response.status/headers, errors and transaction rules.
+// Negotiation happens inside (http/media.ts + response/negotiate.ts): a function returning a
+// media-type domain answers its value raw under that type, one returning a relation's rows offers
+// that relation's aggregates, every call offers the anyelement aggregates and the built-ins.
 //
 // Responses, as PostgREST's: 200 (206 with a count when the page is partial, 416 past the end)
 // with Content-Range; a void function → 204 without a body.

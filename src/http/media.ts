@@ -3,7 +3,7 @@
 // by runRead and executeCall, so every caller of either (RPC, route mounts) negotiates the same way.
 // Pure: lookups into the schema cache and plain data.
 import { anyElementMediaHandlers, findRelation, relationMediaHandlers, routineMediaHandler } from '../catalog/lookup.js';
-import type { MediaHandler, QualifiedName, SchemaCache } from '../catalog/types.js';
+import type { MediaHandler, SchemaCache } from '../catalog/types.js';
 import type { PlannedCall } from '../plan/call-plan.js';
 import type { ReadNode, ReadPlan } from '../plan/types.js';
 import { NO_OFFERS, type MediaOffers, type Negotiated } from '../response/negotiate.js';
@@ -35,8 +35,8 @@ function offers(value: MediaHandler | null, own: ReadonlyMap<string, MediaHandle
 }
 
 /** `GET /relation`: its aggregates (with the default select), anyelement ones, one-column raw output. */
-export function readOffers(cache: SchemaCache, relation: QualifiedName, plan: ReadPlan): MediaOffers {
-  const own = plan.defaultSelect ? relationMediaHandlers(cache, relation) : NONE;
+export function readOffers(cache: SchemaCache, schema: string, relation: string, plan: ReadPlan): MediaOffers {
+  const own = plan.defaultSelect ? relationMediaHandlers(cache, schema, relation) : NONE;
   const raw = rawColumnOf(plan.root);
   return offers(null, own, anyElementMediaHandlers(cache), raw === null ? null : rawKind(raw.type));
 }
@@ -56,7 +56,7 @@ export function callOffers(cache: SchemaCache, call: PlannedCall): MediaOffers {
   }
   const table = r.isRelation && call.read.defaultSelect && findRelation(cache, r.type.schema, r.type.name) ? r.type : null;
   const raw = rawColumnOf(call.read.root);
-  return offers(null, table ? relationMediaHandlers(cache, table) : NONE, any, raw === null ? null : rawKind(raw.type));
+  return offers(null, table ? relationMediaHandlers(cache, table.schema, table.name) : NONE, any, raw === null ? null : rawKind(raw.type));
 }
 
 /**

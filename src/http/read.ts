@@ -26,7 +26,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
   if (!plan.ok) return plan;
   // Negotiated against the relation's media handlers (PostgREST: after planning, so a bad select wins).
-  const offers = readOffers(cache, { schema: req.schema, name: relation }, plan.value);
+  const offers = readOffers(cache, req.schema, relation, plan.value);
   const media = negotiateMedia(req.accept, offers, { planEnabled: cfg.dbPlanEnabled, acceptHeader: req.headers['accept'] });
   if (!media.ok) return media;
   const mediaBody = mediaBodyFor(cache, media.value, plan.value, null, req.method === 'HEAD');

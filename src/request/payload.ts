@@ -4,7 +4,7 @@
 //   application/json                    object or array of objects with the same keys
 //   text/csv                            header line of names, one line per row; `NULL` is SQL null
 //   application/x-www-form-urlencoded   one object of text values (POST /rpc/f: arguments)
-//   text/plain, text/xml, application/octet-stream   the raw body (POST /rpc/f with one unnamed
+//   text/plain, text/xml (application/xml), application/octet-stream   the raw body (POST /rpc/f with one unnamed
 //                                       text / xml / bytea parameter)
 //
 // Every body but application/octet-stream is text and must be UTF-8: anything else is DBRST102,
@@ -58,6 +58,9 @@ export function payloadMedia(ct: ContentType | null): PayloadMedia | null {
     case 'text/plain':
       return 'text';
     case 'text/xml':
+    // PostgREST reads only text/xml; application/xml is the same XML (RFC 7303), and the XML
+    // bodies of route mounts (engine spec §5) arrive as either.
+    case 'application/xml':
       return 'xml';
     case 'application/octet-stream':
       return 'binary';

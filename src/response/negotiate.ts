@@ -14,7 +14,8 @@
 //      stream, and text/xml for an xml column.
 // Only when no range finds anything, a second pass tries what PostgREST answers with 406 and dbrest
 // serves: `type/*` against handlers, and structured suffixes — `application/vnd.x+json` by the JSON
-// representation (or an application/json handler), `…+xml` by an application/xml or text/xml handler.
+// representation (or an application/json handler), `…+xml` (and application/xml, text/xml) by an
+// application/xml or text/xml handler or one xml value; the Content-Type is then the asked type.
 import type { MediaHandler } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
@@ -163,25 +164,28 @@ function match(range: MediaRange, offers: MediaOffers, planEnabled: boolean): Ne
     const v = vendored(range);
     if (v) return v;
   }
-  const mt = anyType ? '*/*' : `${range.type}/${range.subtype}`;
   const value = offers.value;
-  if (value !== null) {
-    // A function's own media type. PostgREST also lets */* and type/* through only to JSON (its
-    // FIXME, issue #3391: they should admit the domain); dbrest admits the domain.
-    const vt = value.mediaType;
-    if (vt === '*/*' || vt === mt || anyType || (anySubtype && typeOf(vt) === range.type)) return valueMedia(value);
+  // Handlers are looked up by the asked type's name; a target without any (the common case) skips
+  // building it.
+  if (value !== null || offers.own.size > 0 || offers.any.size > 0) {
+    const mt = anyType ? '*/*' : `${range.type}/${range.subtype}`;
+    if (value !== null) {
+      // A function's own media type. PostgREST lets */* and type/* through only to JSON (its FIXME,
+      // issue #3391: they should admit the domain); dbrest admits the domain.
+      const vt = value.mediaType;
+      if (vt === '*/*' || vt === mt || anyType || (anySubtype && typeOf(vt) === range.type)) return valueMedia(value);
+    }
+    const own = offers.own.get('*/*') ?? offers.own.get(mt);
+    if (own !== undefined) return handlerMedia(own);
+    const any = offers.any.get(mt);
+    if (any !== undefined) return handlerMedia(any);
   }
-  const own = offers.own.get('*/*') ?? offers.own.get(mt);
-  if (own !== undefined) return handlerMedia(own);
-  const any = offers.any.get(mt);
-  if (any !== undefined) return handlerMedia(any);
   if (anyType || (range.type === 'application' && (anySubtype || range.subtype === 'json'))) return JSON_MEDIA;
-  if (offers.raw !== null && !anySubtype) {
-    if (mt === 'text/plain') return RAW_TEXT;
-    if (mt === 'application/octet-stream') return RAW_BINARY;
-    if (mt === 'text/xml' && offers.raw === 'xml') return RAW_XML;
-  }
-  if (mt === 'text/csv') return CSV_MEDIA;
+  if (range.type === 'text') {
+    if (range.subtype === 'csv') return CSV_MEDIA;
+    if (offers.raw !== null && range.subtype === 'plain') return RAW_TEXT;
+    if (offers.raw === 'xml' && range.subtype === 'xml') return RAW_XML;
+  } else if (offers.raw !== null && range.type === 'application' && range.subtype === 'octet-stream') return RAW_BINARY;
   return null;
 }
 
@@ -208,7 +212,8 @@ function fallback(range: MediaRange, offers: MediaOffers): Negotiated | null {
     const h = offers.own.get('application/json') ?? offers.any.get('application/json');
     return h ? handlerMedia(h, contentType) : { media: 'json', contentType };
   }
-  if (range.subtype.endsWith('+xml')) {
+  // …+xml, and application/xml or text/xml by the other XML type's handler (or one xml value).
+  if (range.subtype.endsWith('+xml') || range.subtype === 'xml') {
     const vt = offers.value?.mediaType;
     if (offers.value && (vt === 'application/xml' || vt === 'text/xml')) return valueMedia(offers.value, mt);
     const h =

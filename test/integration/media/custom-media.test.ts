@@ -180,6 +180,11 @@ t.test('custom media types', async (t) => {
       t.equal(noAccept.headers['content-type'], 'text/html');
       t.equal(noAccept.text, WELCOME_HTML);
       t.equal((await s.request('/rpc/ret_image', accept('text/*'))).status, 406, 'text/* does not admit image/png');
+      t.equal((await s.request('/rpc/welcome.html', accept('image/png'))).status, 406);
+      const byQ = await s.request('/rpc/welcome.html', accept('text/html;q=0.5, application/json'));
+      t.equal(byQ.headers['content-type'], 'application/json; charset=utf-8', 'q-values decide');
+      const html = await s.request('/rpc/welcome.html', accept('application/json;q=0.5, text/html'));
+      t.equal(html.headers['content-type'], 'text/html');
     });
   });
 
