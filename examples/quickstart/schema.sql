@@ -4,8 +4,11 @@
 -- It shows one-to-many (directors → films), many-to-many (films ↔ actors through film_actors),
 -- a view, functions, and an anonymous role with read grants plus one writable table.
 
+-- Roles are cluster-wide: two loads at the same moment (tests) may both find none; the second
+-- CREATE then fails with a unique violation on pg_authid, which is as good as "exists".
 DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'web_anon') THEN CREATE ROLE web_anon NOLOGIN; END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$;
 
 CREATE TABLE directors (
