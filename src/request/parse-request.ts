@@ -45,7 +45,8 @@ function chooseSchema(input: HttpInput, method: HttpMethod, schemas: ReadonlyArr
   const requested = headerValue(input, header);
   if (requested === undefined) return ok({ schema: schemas[0]!, fromProfile: false });
   if (!schemas.includes(requested)) {
-    return err(errors.DBRST106(`The schema must be one of the following: ${schemas.join(', ')}`));
+    // PostgREST v12+: the message names the schema asked for, the hint lists the exposed ones.
+    return err(errors.DBRST106(`Invalid schema: ${requested}`, { hint: `Only the following schemas are exposed: ${schemas.join(', ')}` }));
   }
   return ok({ schema: requested, fromProfile: true });
 }

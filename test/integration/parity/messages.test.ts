@@ -1,0 +1,39 @@
+// Issue 12, item 4: error messages and codes as PostgREST v16 words them (DBRSTnnn for PGRSTnnn).
+// Each case names the PostgREST spec file (test/spec/Feature/…) that states the answer.
+import t, { type Test } from 'tap';
+import { fixture } from '../../helpers/db.js';
+import { startTestServer, type TestResponse, type TestServer } from '../../helpers/server.js';
+
+async function server(t: { teardown(fn: () => unknown): void }, config: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer(t, {
+    fixtures: [fixture('sql', 'parity.sql')],
+    config: { 'db-schemas': 'parity,parity_other', 'db-anon-role': 'postgres', ...config },
+  });
+}
+
+function expectError(t: Test, res: TestResponse, status: number, body: Record<string, unknown>): void {
+  t.equal(res.status, status, 'status');
+  t.equal(res.headers['proxy-status'], `dbrest; error=${String(body['code'])}`);
+  t.same(res.json(), body, 'body');
+}
+
+const OBJECT = { Accept: 'application/vnd.pgrst.object+json' };
+
+t.test('DBRST116: "Cannot coerce the result to a single JSON object" (Query/SingularSpec.hs)', async (t) => {
+  const s = await server(t);
+  const body = (n: number) => ({ code: 'DBRST116', details: `The result contains ${n} rows`, hint: null, message: 'Cannot coerce the result to a single JSON object' });
+  expectError(t, await s.request('/items', { headers: OBJECT }), 406, body(3));
+  expectError(t, await s.request('/items?id=eq.99', { headers: OBJECT }), 406, body(0));
+  expectError(t, await s.request('/items?id=gt.1', { method: 'PATCH', headers: { ...OBJECT, Prefer: 'return=representation' }, body: { name: 'x' } }), 406, body(2));
+  expectError(t, await s.request('/items?id=gt.1', { method: 'DELETE', headers: OBJECT }), 406, body(2));
+  expectError(t, await s.request('/rpc/all_items', { headers: OBJECT }), 406, body(3));
+  const still = await s.request('/items?select=name&order=id');
+  t.same(still.json(), [{ name: 'one' }, { name: 'two' }, { name: 'three' }], 'the failed writes were rolled back');
+});
+
+t.test('DBRST106: "Invalid schema: …" with the exposed schemas in the hint (Query/MultipleSchemaSpec.hs)', async (t) => {
+  const s = await server(t);
+  const body = { code: 'DBRST106', details: null, hint: 'Only the following schemas are exposed: parity, parity_other', message: 'Invalid schema: unknown' };
+  expectError(t, await s.request('/items', { headers: { 'Accept-Profile': 'unknown' } }), 406, body);
+  expectError(t, await s.request('/items', { method: 'POST', headers: { 'Content-Profile': 'unknown' }, body: { id: 9, name: 'n' } }), 406, body);
+});
