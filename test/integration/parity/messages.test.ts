@@ -37,3 +37,30 @@ t.test('DBRST106: "Invalid schema: …" with the exposed schemas in the hint (Qu
   expectError(t, await s.request('/items', { headers: { 'Accept-Profile': 'unknown' } }), 406, body);
   expectError(t, await s.request('/items', { method: 'POST', headers: { 'Content-Profile': 'unknown' }, body: { id: 9, name: 'n' } }), 406, body);
 });
+
+t.test("RAISE SQLSTATE 'PGRST' works as 'DBRST' does, with PostgREST's DBRST121 texts (Query/RpcSpec.hs, Query/ErrorSpec.hs)", async (t) => {
+  const s = await server(t);
+  const raise = (kind: string) => s.request(`/rpc/raise_pgrst?kind=${kind}`);
+
+  const full = await raise('full');
+  t.equal(full.status, 332);
+  t.equal(full.headers['x-header'], 'str');
+  t.equal(full.headers['proxy-status'], 'dbrest; error=123');
+  t.same(full.json(), { code: '123', details: 'DEF', hint: 'XYZ', message: 'ABC' });
+  const std = await raise('standard-status');
+  t.equal(std.status, 404);
+  t.same(std.json(), { code: '123', details: null, hint: null, message: 'ABC' });
+
+  const message = `Could not parse JSON in the "RAISE SQLSTATE 'PGRST'" error`;
+  const detailHint = "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
+  expectError(t, await raise('bad-message'), 500, {
+    code: 'DBRST121', details: "Invalid JSON value for MESSAGE: 'INVALID'",
+    hint: "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.", message,
+  });
+  expectError(t, await raise('bad-detail'), 500, { code: 'DBRST121', details: "Invalid JSON value for DETAIL: 'INVALID'", hint: detailHint, message });
+  expectError(t, await raise('no-detail'), 500, { code: 'DBRST121', details: 'DETAIL is missing in the RAISE statement', hint: detailHint, message });
+  expectError(t, await raise('dbrst-bad-detail'), 500, {
+    code: 'DBRST121', details: "Invalid JSON value for DETAIL: 'INVALID'", hint: detailHint,
+    message: `Could not parse JSON in the "RAISE SQLSTATE 'DBRST'" error`,
+  });
+});
