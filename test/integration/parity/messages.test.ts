@@ -64,3 +64,22 @@ t.test("RAISE SQLSTATE 'PGRST' works as 'DBRST' does, with PostgREST's DBRST121 
     message: `Could not parse JSON in the "RAISE SQLSTATE 'DBRST'" error`,
   });
 });
+
+t.test('42703 for an unknown column: the hint PostgreSQL gives, and none where it gives none (Query/QuerySpec.hs)', async (t) => {
+  const s = await server(t);
+  for (const [table, column] of [
+    ['items', 'nam'], ['items', 'nme'], ['items', 'na'], ['items', 'ie'], ['items', 'abcdefgh'],
+    ['wide', 'description_lo'], ['wide', 'descriptionlongerer'], ['wide', 'description'], ['wide', 'a'], ['wide', 'ax'], ['wide', 'abc'],
+  ] as const) {
+    let pgHint: string | null = null;
+    try {
+      await s.db.query(`SELECT ${table}.${column} FROM parity.${table}`);
+      t.fail('PostgreSQL found the column');
+    } catch (e) {
+      pgHint = (e as { hint?: string }).hint ?? null;
+    }
+    const res = await s.request(`/${table}?select=${column}`);
+    t.equal(res.status, 400, `${table}.${column}`);
+    t.same(res.json(), { code: '42703', details: null, hint: pgHint, message: `column ${table}.${column} does not exist` }, `${table}.${column}: hint ${pgHint}`);
+  }
+});
