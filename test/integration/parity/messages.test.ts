@@ -83,3 +83,14 @@ t.test('42703 for an unknown column: the hint PostgreSQL gives, and none where i
     t.same(res.json(), { code: '42703', details: null, hint: pgHint, message: `column ${table}.${column} does not exist` }, `${table}.${column}: hint ${pgHint}`);
   }
 });
+
+t.test('DBRST203 lists the candidates fewest parameters first (Query/RpcSpec.hs)', async (t) => {
+  const s = await server(t);
+  expectError(t, await s.request('/rpc/overloaded_same_args?arg=value'), 300, {
+    code: 'DBRST203',
+    details: null,
+    hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
+    message: 'Could not choose the best candidate function between: parity.overloaded_same_args(arg => integer), ' +
+      'parity.overloaded_same_args(arg => xml), parity.overloaded_same_args(arg => text, num => integer)',
+  });
+});
