@@ -131,7 +131,8 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
 
   const header = decodeJsonObject(parts[0]!);
   if (header === null) {
-    return err(invalidToken('DBRST301', "JWT couldn't be decoded", 'The JWT header is not a base64url-encoded JSON object'));
+    // PostgREST v13+ (JwtDecodeError): only KeyError and BadAlgorithm carry details.
+    return err(invalidToken('DBRST301', "JWT couldn't be decoded"));
   }
   const alg = header['alg'];
   if (typeof alg !== 'string' || !KNOWN_ALGORITHMS.has(alg)) {
@@ -154,8 +155,7 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
       ({ payload } = await compactVerify(token, key.byAlgorithm.get(alg)!, { algorithms: [alg] }));
     } catch (e) {
       if (e instanceof joseErrors.JWSSignatureVerificationFailed) continue; // try the next key
-      return err(invalidToken('DBRST301', 'JWT cryptographic operation failed',
-        e instanceof joseErrors.JOSEError ? e.message : undefined));
+      return err(invalidToken('DBRST301', 'JWT cryptographic operation failed'));
     }
     const claims = parseJsonObject(Buffer.from(payload).toString('utf8'));
     if (claims === null) return err(invalidToken('DBRST303', 'Parsing claims failed'));

@@ -94,3 +94,16 @@ t.test('DBRST203 lists the candidates fewest parameters first (Query/RpcSpec.hs)
       'parity.overloaded_same_args(arg => xml), parity.overloaded_same_args(arg => text, num => integer)',
   });
 });
+
+t.test('JWT decode errors: PostgREST v16 texts, details only where PostgREST gives them (Auth/AuthSpec.hs)', async (t) => {
+  const s = await server(t, { 'jwt-secret': 'reallyreallyreallyreallyverysafe' });
+  const call = (token: string) => s.request('/items', { headers: { Authorization: `Bearer ${token}` } });
+  const expect401 = async (token: string, message: string) => {
+    const res = await call(token);
+    expectError(t, res, 401, { code: 'DBRST301', details: null, hint: null, message });
+    t.equal(res.headers['www-authenticate'], `Bearer error="invalid_token", error_description="${message.replace(/"/g, '\\"')}"`);
+  };
+  await expect401('', 'Empty JWT is sent in Authorization header');
+  await expect401('ey9zdGdyZXN0X3Rlc3RfYXV0aG9yIiwiaWQiOiJqZG9lIn0.y4vZuu1dDdwAl0-S00MCRWRYMlJ5YAMSir6Es6WtWx0', 'Expected 3 parts in JWT; got 2');
+  await expect401('!!.b.c', "JWT couldn't be decoded");
+});
