@@ -72,7 +72,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   if (params === null) {
     return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   }
-  const query = parseQueryParams(params, { isRpcArg });
+  const query = parseQueryParams(params, { isRpcArg, rpcRead: argNames !== null || (target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD')) });
   if (!query.ok) return query;
 
   const rangeUnit = headerValue(input, 'range-unit');

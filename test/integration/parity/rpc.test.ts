@@ -1,0 +1,59 @@
+// Issue 12, item 5: RPC details as PostgREST v16 answers them (test/spec/Feature/Query/RpcSpec.hs).
+import t, { type Test } from 'tap';
+import { fixture } from '../../helpers/db.js';
+import { startTestServer, type TestResponse, type TestServer } from '../../helpers/server.js';
+
+async function server(t: { teardown(fn: () => unknown): void }, config: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer(t, {
+    fixtures: [fixture('sql', 'parity.sql')],
+    config: { 'db-schemas': 'parity,parity_other', 'db-anon-role': 'postgres', ...config },
+  });
+}
+
+function expectJson(t: Test, res: TestResponse, status: number, body: unknown): void {
+  t.equal(res.status, status, 'status');
+  t.same(res.json(), body, 'body');
+}
+
+t.test('GET /rpc/f: a parameter that is neither an argument nor a filter is an unknown argument → 404 DBRST202', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request('/rpc/add_them?a=1&b=2&smthelse=blabla'), 404, {
+    code: 'DBRST202',
+    details: 'Searched for the function parity.add_them with parameters a, b, smthelse, but no matches were found in the schema cache.',
+    hint: 'Perhaps you meant to call the function parity.add_them(a, b)',
+    message: 'Could not find the function parity.add_them(a, b, smthelse) in the schema cache',
+  });
+  expectJson(t, await s.request('/rpc/sayhello?nam=Peter'), 404, {
+    code: 'DBRST202',
+    details: 'Searched for the function parity.sayhello with parameter nam, but no matches were found in the schema cache.',
+    hint: 'Perhaps you meant to call the function parity.sayhello(name)',
+    message: 'Could not find the function parity.sayhello(nam) in the schema cache',
+  });
+  expectJson(t, await s.request('/rpc/overloaded?wrong_arg=value'), 404, {
+    code: 'DBRST202',
+    details: 'Searched for the function parity.overloaded with parameter wrong_arg, but no matches were found in the schema cache.',
+    hint: null,
+    message: 'Could not find the function parity.overloaded(wrong_arg) in the schema cache',
+  });
+  expectJson(t, await s.request('/rpc/overloaded?a=1&b=2&wrong_arg=value'), 404, {
+    code: 'DBRST202',
+    details: 'Searched for the function parity.overloaded with parameters a, b, wrong_arg, but no matches were found in the schema cache.',
+    hint: 'Perhaps you meant to call the function parity.overloaded(a, b, c)',
+    message: 'Could not find the function parity.overloaded(a, b, wrong_arg) in the schema cache',
+  });
+  const head = await s.request('/rpc/add_them?a=1&b=2&smthelse=blabla', { method: 'HEAD' });
+  t.equal(head.status, 404);
+  t.equal(head.headers['proxy-status'], 'dbrest; error=DBRST202');
+});
+
+t.test('GET /rpc/f: the first occurrence of an argument name is the argument, later filters filter', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request('/rpc/get_projects_below?id=3&id=gt.1&select=id'), 200, [{ id: 2 }]);
+  expectJson(t, await s.request('/rpc/get_projects_below?id=4&id=not.in.(1,3)&select=id'), 200, [{ id: 2 }]);
+  expectJson(t, await s.request('/rpc/sayhello?name=eq.x'), 200, 'Hello, eq.x');
+  // Values that are not filters stay arguments: the last one wins (RpcSpec: "returns last value for repeated params").
+  expectJson(t, await s.request('/rpc/sayhello?name=ignored&name=world'), 200, 'Hello, world');
+  // Names that are not arguments filter the result, as before.
+  expectJson(t, await s.request('/rpc/all_items?id=gt.1&id=lt.3&select=id'), 200, [{ id: 2 }]);
+  expectJson(t, await s.request('/rpc/add_them?a=1&b=2'), 200, 3);
+});
