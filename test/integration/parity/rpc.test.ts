@@ -57,3 +57,16 @@ t.test('GET /rpc/f: the first occurrence of an argument name is the argument, la
   expectJson(t, await s.request('/rpc/all_items?id=gt.1&id=lt.3&select=id'), 200, [{ id: 2 }]);
   expectJson(t, await s.request('/rpc/add_them?a=1&b=2'), 200, 3);
 });
+
+t.test('char(n) and bit(n) parameters are passed as character varying / bit varying, not cut to one character (Query/RpcSpec.hs, #1586)', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request('/rpc/char_param_select?char_=abcdefg&char_arr={abc,abcdefg}'), 200, [{ char_: 'abcdefg', char_arr: ['abc', 'abcdefg'] }]);
+  expectJson(t, await s.request('/rpc/bit_param_select?bit_=101010&bit_arr={101,101010}'), 200, [{ bit_: '101010', bit_arr: ['101', '101010'] }]);
+  expectJson(t, await s.request('/rpc/char_param_insert', { method: 'POST', body: { char_: 'abcdefg', char_arr: '{abc,abcdefg}' } }), 400,
+    { code: '22001', details: null, hint: null, message: 'value too long for type character(5)' });
+  expectJson(t, await s.request('/rpc/bit_param_insert', { method: 'POST', body: { bit_: '101010', bit_arr: '{101,101010}' } }), 400,
+    { code: '22026', details: null, hint: null, message: 'bit string length 6 does not match type bit(5)' });
+  const ok = await s.request('/rpc/char_param_insert', { method: 'POST', body: { char_: 'abc', char_arr: '{abc}' } });
+  t.equal(ok.status, 204);
+  t.same(await s.db.query('SELECT char_, char_arr::text FROM parity.char_param_table'), [{ char_: 'abc  ', char_arr: '{"abc  "}' }]);
+});
