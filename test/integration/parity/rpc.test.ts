@@ -70,3 +70,12 @@ t.test('char(n) and bit(n) parameters are passed as character varying / bit vary
   t.equal(ok.status, 204);
   t.same(await s.db.query('SELECT char_, char_arr::text FROM parity.char_param_table'), [{ char_: 'abc  ', char_arr: '{"abc  "}' }]);
 });
+
+t.test('an unqualified db-pre-request is found through the search path (the request schema first)', async (t) => {
+  const s = await server(t, { 'db-pre-request': 'pre_req' });
+  const res = await s.request('/items?select=id&id=eq.1');
+  t.equal(res.status, 200);
+  t.equal(res.headers['x-pre-request'], 'parity');
+  const call = await s.request('/rpc/add_them?a=1&b=2');
+  t.equal(call.headers['x-pre-request'], 'parity');
+});
