@@ -87,7 +87,8 @@ class JwtAuthenticator implements Authenticator {
     this.anonymous =
       s.anonRole === null
         ? err(anonymousDisabled())
-        : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({}), authenticated: false }));
+        // PostgREST (Auth/Jwt.hs parseClaims): request.jwt.claims always carries the role in force.
+        : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({ role: s.anonRole }), authenticated: false }));
   }
 
   async authenticate(authorizationHeader: string | undefined, now: number = Date.now()): Promise<Result<AuthResult>> {
@@ -109,7 +110,9 @@ class JwtAuthenticator implements Authenticator {
     if (role === null) return err(anonymousDisabled());
     const result: AuthResult = Object.freeze({
       role,
-      claims: deepFreeze(claims.value),
+      // The role in force is the claims' `role` (PostgREST inserts it: the anonymous role for a
+      // token without one, the resolved role for a jwt-role-claim-key elsewhere in the token).
+      claims: deepFreeze(claims.value['role'] === role ? claims.value : { ...claims.value, role }),
       authenticated: claimedRole !== undefined,
     });
 

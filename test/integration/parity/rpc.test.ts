@@ -79,3 +79,13 @@ t.test('an unqualified db-pre-request is found through the search path (the requ
   const call = await s.request('/rpc/add_them?a=1&b=2');
   t.equal(call.headers['x-pre-request'], 'parity');
 });
+
+t.test('request.jwt.claims carries the role in force: {"role": <anon role>} for anonymous requests (Query/RpcSpec.hs "current role is available as GUC claim")', async (t) => {
+  const s = await server(t, { 'jwt-secret': 'reallyreallyreallyreallyverysafe' });
+  expectJson(t, await s.request('/rpc/jwt_claims'), 200, { role: 'postgres' });
+  // A token without a role claim runs as the anonymous role, and says so in its claims.
+  const noRole = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1MSJ9.';
+  const { createHmac } = await import('node:crypto');
+  const signed = noRole + createHmac('sha256', 'reallyreallyreallyreallyverysafe').update(noRole.slice(0, -1)).digest('base64url');
+  expectJson(t, await s.request('/rpc/jwt_claims', { headers: { Authorization: `Bearer ${signed}` } }), 200, { sub: 'u1', role: 'postgres' });
+});
