@@ -77,7 +77,9 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
 
   const rangeUnit = headerValue(input, 'range-unit');
   const rangeHeader = headerValue(input, 'range');
-  const range = rangeHeader !== undefined && (rangeUnit === undefined || rangeUnit.toLowerCase() === 'items') && (method === 'GET' || method === 'HEAD')
+  // PostgREST reads the Range header on GET only; HEAD, POST /rpc and the others ignore it
+  // (Query/RpcSpec.hs "ignores Range header when method is different than GET").
+  const range = rangeHeader !== undefined && (rangeUnit === undefined || rangeUnit.toLowerCase() === 'items') && method === 'GET'
     ? parseRangeHeader(rangeHeader)
     : null;
 

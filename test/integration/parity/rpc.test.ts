@@ -89,3 +89,29 @@ t.test('request.jwt.claims carries the role in force: {"role": <anon role>} for 
   const signed = noRole + createHmac('sha256', 'reallyreallyreallyreallyverysafe').update(noRole.slice(0, -1)).digest('base64url');
   expectJson(t, await s.request('/rpc/jwt_claims', { headers: { Authorization: `Bearer ${signed}` } }), 200, { sub: 'u1', role: 'postgres' });
 });
+
+t.test('the Range header is ignored for every method but GET (Query/RpcSpec.hs)', async (t) => {
+  const s = await server(t);
+  const range = (r: string) => ({ 'Range-Unit': 'items', Range: r, Prefer: 'count=exact' });
+  const get = await s.request('/rpc/all_items?select=id', { headers: range('1-1') });
+  t.equal(get.status, 206);
+  t.equal(get.headers['content-range'], '1-1/3');
+  t.same(get.json(), [{ id: 2 }]);
+  const post = await s.request('/rpc/all_items?select=id', { method: 'POST', headers: range('1-1'), body: {} });
+  t.equal(post.status, 200);
+  t.equal(post.headers['content-range'], '0-2/3');
+  t.same(post.json(), [{ id: 1 }, { id: 2 }, { id: 3 }]);
+  const head = await s.request('/rpc/all_items', { method: 'HEAD', headers: range('1-1') });
+  t.equal(head.status, 200);
+  t.equal(head.headers['content-range'], '0-2/3');
+  const headTable = await s.request('/items', { method: 'HEAD', headers: range('1-1') });
+  t.equal(headTable.status, 200);
+  t.equal(headTable.headers['content-range'], '0-2/3');
+  // limit/offset still apply, and a Range that would be unsatisfiable is not an error.
+  const limited = await s.request('/rpc/all_items?select=id&limit=2&offset=1', { method: 'POST', headers: range('0-0'), body: {} });
+  t.equal(limited.status, 206);
+  t.equal(limited.headers['content-range'], '1-2/3');
+  const patch = await s.request('/items?id=eq.1', { method: 'PATCH', headers: { ...range('5-9'), Prefer: 'return=representation' }, body: { name: 'one' } });
+  t.equal(patch.status, 200);
+  t.same(patch.json(), [{ id: 1, name: 'one' }]);
+});
