@@ -235,12 +235,15 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   }
 }
 
-/** The query without what applies to the root rows: a write's filters/order/range act in its own statement. */
+/**
+ * The query of the representation: root filters and range act in the write itself; the root
+ * `order=` also orders the returned rows (PostgREST: `PATCH /t?order=id.desc` with
+ * return=representation answers in that order).
+ */
 function nonRootQuery(q: QueryParams): QueryParams {
   return {
     ...q,
     logic: q.logic.filter((l) => l.path.length > 0),
-    order: q.order.filter((o) => o.path.length > 0),
     ranges: q.ranges.filter((r) => r.path.length > 0),
   };
 }
@@ -305,7 +308,16 @@ function returningFor(
   const cols = new Set<string>();
   for (const s of root.select) {
     if (s.kind === 'star') return { kind: 'all' };
-    if (s.kind === 'field') cols.add(s.field.column);
+    if (s.kind === 'field') {
+      // A computed field is fn(row): it needs the whole row.
+      if (s.field.computed) return { kind: 'all' };
+      cols.add(s.field.column);
+    }
+  }
+  for (const o of root.order) {
+    if (o.embed !== null) continue;
+    if (o.field.computed) return { kind: 'all' };
+    cols.add(o.field.column);
   }
   for (const e of root.embeds) {
     if (e.join.kind === 'computed') return { kind: 'all' };

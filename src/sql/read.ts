@@ -27,8 +27,9 @@
 //   → WITH pgrst_mutation AS (…), pgrst_source AS (SELECT … FROM pgrst_mutation AS "projects" …)
 //     SELECT NULL::bigint AS total_count, … FROM (SELECT * FROM pgrst_source) AS _postgrest_t
 //
-// - buildReadBody(source, plan): the root node over `source AS "<root alias>"` with embeds, but
-//   WITHOUT the root's filters, order and range (PostgREST applies those in the mutation itself).
+// - buildReadBody(source, plan): the root node over `source AS "<root alias>"` with embeds and the
+//   root's order, but WITHOUT the root's filters and range (PostgREST applies those in the mutation
+//   itself; the order also sorts the representation of the written rows).
 //   The source must expose every column the select list, the root's embeds' join conditions and
 //   `*` need — RETURNING * (or the table's row) is always enough.
 // - buildReadRowsStatement(plan, { source?, rootFilters?, rootOrder?, rootRange? }): the general
@@ -66,7 +67,7 @@ export function buildReadRowsStatement(plan: ReadPlan, opts: RowsOptions = {}): 
 
 /** The select/embeds of `plan` over the rows of `source` (a CTE of written rows, a call). */
 export function buildReadBody(source: Sql, plan: ReadPlan): Sql {
-  return buildReadRowsStatement(plan, { source, rootFilters: false, rootOrder: false, rootRange: false });
+  return buildReadRowsStatement(plan, { source, rootFilters: false, rootOrder: true, rootRange: false });
 }
 
 /** `nullif(current_setting('response.headers', true), '')`: what the request's SQL set, if anything. */

@@ -1,0 +1,34 @@
+// Issue 12, item 6: writes as PostgREST v16 answers them (test/spec/Feature/Query/UpdateSpec.hs,
+// DeleteSpec.hs, UpsertSpec.hs, InsertSpec.hs).
+import t, { type Test } from 'tap';
+import { fixture } from '../../helpers/db.js';
+import { startTestServer, type TestResponse, type TestServer } from '../../helpers/server.js';
+
+async function server(t: { teardown(fn: () => unknown): void }, config: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer(t, {
+    fixtures: [fixture('sql', 'parity.sql')],
+    config: { 'db-schemas': 'parity,parity_other', 'db-anon-role': 'postgres', ...config },
+  });
+}
+
+function expectJson(t: Test, res: TestResponse, status: number, body: unknown): void {
+  t.equal(res.status, status, 'status');
+  t.same(res.json(), body, 'body');
+}
+
+const REPR = { Prefer: 'return=representation' };
+
+t.test('order= sorts the return=representation of PATCH, DELETE, POST and upsert', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request('/items?order=id.desc&select=id', { method: 'PATCH', headers: REPR, body: { name: 'x' } }), 200, [{ id: 3 }, { id: 2 }, { id: 1 }]);
+  expectJson(t, await s.request('/items?order=name.asc,id.desc&select=id,name', { method: 'PATCH', headers: REPR, body: { name: 'same' } }), 200,
+    [{ id: 3, name: 'same' }, { id: 2, name: 'same' }, { id: 1, name: 'same' }]);
+  const upsert = { Prefer: 'return=representation,resolution=merge-duplicates' };
+  expectJson(t, await s.request('/items?order=name.desc&select=id', { method: 'POST', headers: upsert, body: [{ id: 1, name: 'a' }, { id: 3, name: 'c' }, { id: 2, name: 'b' }] }), 200,
+    [{ id: 3 }, { id: 2 }, { id: 1 }]);
+  expectJson(t, await s.request('/items?order=id.desc', { method: 'POST', headers: REPR, body: [{ id: 11, name: 'k' }, { id: 13, name: 'm' }, { id: 12, name: 'l' }] }), 201,
+    [{ id: 13, name: 'm' }, { id: 12, name: 'l' }, { id: 11, name: 'k' }]);
+  // The order column need not be selected.
+  expectJson(t, await s.request('/items?id=gt.10&order=id.asc&select=name', { method: 'DELETE', headers: REPR }), 200, [{ name: 'k' }, { name: 'l' }, { name: 'm' }]);
+  expectJson(t, await s.request('/items?order=id.desc&limit=2&select=id', { method: 'DELETE', headers: REPR }), 200, [{ id: 3 }, { id: 2 }]);
+});
