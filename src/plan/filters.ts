@@ -1,7 +1,7 @@
 // Horizontal filters, logic trees and order terms of one ReadPlan node, checked against the node's
 // columns and embeds. Pure. Unknown columns fail here with the error PostgreSQL would raise
 // (42703 `column t.x does not exist`, 400), which is what PostgREST forwards for reads.
-import type { Column, Routine } from '../catalog/types.js';
+import type { Column, QualifiedName, Routine } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { FieldRef, Filter, LogicTree, OrderTerm } from '../request/types.js';
@@ -17,6 +17,8 @@ export interface NodeScope {
   readonly embeds: ReadonlyArray<PlannedEmbed>;
   /** Functions taking the node's row type, usable like columns (`select=title,average_stars`). */
   readonly computed?: ReadonlyArray<Routine>;
+  /** The relation whose row type `computed` take. */
+  readonly relation?: QualifiedName;
 }
 
 /**
@@ -77,7 +79,7 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     if (fn) {
       const type = fn.returns.kind === 'scalar' ? fn.returns.type : null;
       const json = type === 'json' || type === 'jsonb';
-      return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name } });
+      return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name, ...(scope.relation ? { rowType: scope.relation } : {}) } });
     }
     return err(undefinedColumn(scope.name, ref.name, scope.columns.map((c) => c.name)));
   }

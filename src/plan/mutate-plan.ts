@@ -3,7 +3,7 @@
 // PUT's rules and a limited PATCH/DELETE against the schema cache; plans the representation
 // (`select=` with embeds over the written rows) through the read planner. Pure; errors as values.
 // sql/mutate.ts turns the plan into ONE statement.
-import { findRelation } from '../catalog/lookup.js';
+import { computedFieldsOf, findRelation } from '../catalog/lookup.js';
 import type { Column, QualifiedName, Relation, SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
@@ -126,7 +126,14 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   const relation = findRelation(cache, req.schema, relationName);
   if (!relation) return err(relationNotFound(cache, req.schema, relationName));
   const alias = relation.name;
-  const scope: NodeScope = { name: relation.name, columns: relation.columns, embeds: [] };
+  // Computed fields filter a write as they filter a read (PostgREST: PATCH /t?computed=eq.x).
+  const scope: NodeScope = {
+    name: relation.name,
+    columns: relation.columns,
+    embeds: [],
+    computed: computedFieldsOf(cache, relation),
+    relation: { schema: relation.schema, name: relation.name },
+  };
   const pk = relation.primaryKey;
 
   // Root filters and logic trees become the statement's WHERE; the rest shape the representation.

@@ -39,7 +39,10 @@ export interface PlannedField {
   /** Column type as the schema cache spells it, or null when unknown (call sources without columns). */
   readonly type: string | null;
   /** Set for a computed field: `column` is then rendered as `fn(row)` (PostgREST's computed columns). */
-  readonly computed?: QualifiedName;
+  readonly computed?: QualifiedName & {
+    /** The row type the function takes: the row is cast to it, so an overload is picked even when the row is a record (a write's RETURNING). */
+    readonly rowType?: QualifiedName;
+  };
 }
 
 /**

@@ -10,7 +10,11 @@ import { constant, ident, join, qualified, sql, value, type Sql } from './fragme
 
 /** `"alias"."col"`, `"alias"."data"->$1->>$2`, `to_jsonb("alias"."n")->$1` (non-json columns). */
 export function fieldSql(alias: string, f: PlannedField): Sql {
-  const column = f.computed ? sql`${qualified(f.computed)}(${ident(alias)})` : sql`${ident(alias)}.${ident(f.column)}`;
+  const column = f.computed
+    ? f.computed.rowType
+      ? sql`${qualified(f.computed)}(${ident(alias)}::${qualified(f.computed.rowType)})`
+      : sql`${qualified(f.computed)}(${ident(alias)})`
+    : sql`${ident(alias)}.${ident(f.column)}`;
   if (f.jsonPath.length === 0) return column;
   let out = f.toJsonb ? sql`to_jsonb(${column})` : column;
   for (const step of f.jsonPath) {
