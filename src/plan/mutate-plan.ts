@@ -137,13 +137,18 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   const pk = relation.primaryKey;
 
   // Root filters and logic trees become the statement's WHERE; the rest shape the representation.
-  const rootLogic: PlannedLogic[] = [];
-  for (const { path, tree } of q.logic) {
-    if (path.length > 0) continue;
-    const r = resolveLogic(scope, tree);
-    if (!r.ok) return r;
-    rootLogic.push(r.value);
-  }
+  // They are resolved last: PostgREST leaves an unknown column there to PostgreSQL (42703 at run
+  // time), so every planning error (DBRST200, DBRST105, DBRST204, …) comes first.
+  const rootLogic = (): Result<PlannedLogic[]> => {
+    const out: PlannedLogic[] = [];
+    for (const { path, tree } of q.logic) {
+      if (path.length > 0) continue;
+      const r = resolveLogic(scope, tree);
+      if (!r.ok) return r;
+      out.push(r.value);
+    }
+    return ok(out);
+  };
 
   const representation = req.preferences.return ?? 'minimal';
   // The read over the written rows is planned whatever `return=` says, as PostgREST plans it: a
@@ -175,6 +180,9 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
     case 'create': {
       const body = mutationBody(relation, payload!, req.preferences.missing === 'default');
       if (!body.ok) return body;
+      // An insert has no WHERE; its root filters are still checked against the columns.
+      const filters = rootLogic();
+      if (!filters.ok) return filters;
       const resolution = req.preferences.resolution;
       const conflictColumns = q.onConflict ?? pk;
       const onConflict =
@@ -227,13 +235,17 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
       }
       const rowLimit = limited?.range.limit ?? null;
       if (action === 'delete') {
-        return ok({ ...base, mutation: { kind: 'delete', where: rootLogic, limited }, resolutionApplied: false, countInserted: false, rowLimit });
+        const where = rootLogic();
+        if (!where.ok) return where;
+        return ok({ ...base, mutation: { kind: 'delete', where: where.value, limited }, resolutionApplied: false, countInserted: false, rowLimit });
       }
       const body = mutationBody(relation, payload!, req.preferences.missing === 'default');
       if (!body.ok) return body;
+      const where = rootLogic();
+      if (!where.ok) return where;
       return ok({
         ...base,
-        mutation: { kind: 'update', body: body.value, where: rootLogic, limited },
+        mutation: { kind: 'update', body: body.value, where: where.value, limited },
         resolutionApplied: false,
         countInserted: false,
         rowLimit,

@@ -45,3 +45,18 @@ t.test('computed fields in the filters, order and select of writes; overloaded c
   expectJson(t, await s.request('/items?select=id,label&order=id'), 200, [{ id: 7, label: 'seven!' }]);
   expectJson(t, await s.request('/wide?select=id,label'), 200, [{ id: 1, label: 'wide 1' }]);
 });
+
+t.test('error precedence as PostgREST: DBRST200, DBRST105 and DBRST204 before an unknown filter column (42703)', async (t) => {
+  const s = await server(t);
+  const code = async (path: string, method: string, body?: object) => (await s.request(path, { method, headers: REPR, ...(body ? { body } : {}) })).json().code;
+  t.equal(await code('/items?nope=eq.x', 'PUT', { id: 1, name: 'x' }), 'DBRST105', 'PUT: filters not on the key, one of them unknown');
+  t.equal(await code('/items?nope=eq.x', 'PUT', { id: 1, nope: 2 }), 'DBRST105', 'PUT: before the unknown payload column');
+  t.equal(await code('/items?nope=eq.x&select=x(*)', 'PUT', { id: 1, nope: 2 }), 'DBRST200', 'PUT: the missing relationship first');
+  t.equal(await code('/items?nope=eq.1&select=id,nope_rel(*)', 'PATCH', { name: 'a' }), 'DBRST200', 'PATCH');
+  t.equal(await code('/items?nope=eq.1&select=id,nope_rel(*)', 'DELETE'), 'DBRST200', 'DELETE');
+  t.equal(await code('/items?nope=eq.1', 'PATCH', { nope: 1 }), 'DBRST204', 'PATCH: unknown payload column before unknown filter column');
+  const last = await s.request('/items?nope=eq.1', { method: 'PATCH', body: { name: 'a' } });
+  t.equal(last.status, 400);
+  t.equal(last.json().code, '42703', 'the unknown filter column alone');
+  t.same((await s.request('/items?select=id,name&order=id')).json(), [{ id: 1, name: 'one' }, { id: 2, name: 'two' }, { id: 3, name: 'three' }], 'nothing changed');
+});
