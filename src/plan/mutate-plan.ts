@@ -185,6 +185,12 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
       if (!filters.ok) return filters;
       const resolution = req.preferences.resolution;
       const conflictColumns = q.onConflict ?? pk;
+      // on_conflict names columns of the table: checked here, before the query, with the same
+      // DBRST204 as an unknown payload key (PostgreSQL would say 42703 about the ON CONFLICT clause).
+      if (resolution !== null) {
+        const unknown = conflictColumns.find((c) => !relation.columns.some((col) => col.name === c));
+        if (unknown !== undefined) return err(columnNotFound(relation, unknown));
+      }
       const onConflict =
         resolution !== null && conflictColumns.length > 0
           ? { action: resolution === 'merge-duplicates' ? ('merge' as const) : ('ignore' as const), columns: conflictColumns }

@@ -60,3 +60,17 @@ t.test('error precedence as PostgREST: DBRST200, DBRST105 and DBRST204 before an
   t.equal(last.json().code, '42703', 'the unknown filter column alone');
   t.same((await s.request('/items?select=id,name&order=id')).json(), [{ id: 1, name: 'one' }, { id: 2, name: 'two' }, { id: 3, name: 'three' }], 'nothing changed');
 });
+
+t.test('on_conflict columns are checked before the query: an unknown one is DBRST204 (Query/UpsertSpec.hs)', async (t) => {
+  const s = await server(t);
+  const res = await s.request('/items?on_conflict=nope', { method: 'POST', headers: { Prefer: 'resolution=merge-duplicates' }, body: { id: 1, name: 'x' } });
+  t.equal(res.status, 400);
+  t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST204');
+  t.same(res.json(), { code: 'DBRST204', details: null, hint: null, message: "Could not find the 'nope' column of 'items' in the schema cache" });
+  const some = await s.request('/items?on_conflict=id,nope', { method: 'POST', headers: { Prefer: 'resolution=ignore-duplicates' }, body: { id: 1, name: 'x' } });
+  t.equal(some.json().message, "Could not find the 'nope' column of 'items' in the schema cache");
+  // Known columns go on to the query as before.
+  const ok = await s.request('/items?on_conflict=id', { method: 'POST', headers: { Prefer: 'resolution=merge-duplicates,return=representation' }, body: { id: 1, name: 'uno' } });
+  t.equal(ok.status, 200);
+  t.same(ok.json(), [{ id: 1, name: 'uno' }]);
+});
