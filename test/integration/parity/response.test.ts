@@ -1,0 +1,34 @@
+// Issue 12, item 3: response details as PostgREST v16 sends them (test/spec/Feature/Query/*.hs,
+// HttpHeaderSpec.hs, OptionsSpec.hs, ServerTimingSpec.hs).
+import t from 'tap';
+import { fixture } from '../../helpers/db.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+async function server(t: { teardown(fn: () => unknown): void }, config: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer(t, {
+    fixtures: [fixture('sql', 'parity.sql')],
+    config: { 'db-schemas': 'parity,parity_other', 'db-anon-role': 'postgres', ...config },
+  });
+}
+
+t.test('no Content-Length on a 204 (RFC 9110 §8.6) and none of 0 on HEAD', async (t) => {
+  const s = await server(t);
+  const patch = await s.request('/items?id=eq.1', { method: 'PATCH', body: { name: 'x' } });
+  t.equal(patch.status, 204);
+  t.equal(patch.headers['content-length'], undefined);
+  const del = await s.request('/items?id=eq.99', { method: 'DELETE' });
+  t.equal(del.status, 204);
+  t.equal(del.headers['content-length'], undefined);
+  const call = await s.request('/rpc/pre_req', { method: 'POST', body: {} });
+  t.equal(call.status, 204);
+  t.equal(call.headers['content-length'], undefined);
+  const head = await s.request('/items', { method: 'HEAD' });
+  t.equal(head.status, 200);
+  t.equal(head.headers['content-length'], undefined);
+  t.equal(head.headers['content-range'], '0-2/*');
+  const headError = await s.request('/nope', { method: 'HEAD' });
+  t.equal(headError.status, 404);
+  t.equal(headError.headers['content-length'], undefined);
+  const get = await s.request('/items?id=eq.2&select=id');
+  t.equal(get.headers['content-length'], String(Buffer.byteLength(get.text)));
+});
