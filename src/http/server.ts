@@ -123,7 +123,14 @@ export function createHttpServer(app: AppState): HttpServer {
       // OPTIONS answer carries (PostgREST's) must not let a refused origin through.
       handled = { ...handled, response: { ...handled.response, headers: withoutCorsHeaders(handled.response.headers) } };
     }
-    const traced: Record<string, string> = { 'X-Request-Id': requestId };
+    // server-trace-header (PostgREST): the client's value of that header is echoed back under the
+    // same name. Without it, dbrest sends its own X-Request-Id (the id its log lines carry).
+    const traceHeader = app.config.serverTraceHeader;
+    const traceValue = traceHeader === null ? undefined : req.headers[traceHeader.toLowerCase()];
+    const traced: Record<string, string> =
+      traceHeader === null ? { 'X-Request-Id': requestId }
+      : traceValue === undefined ? {}
+      : { [traceHeader]: Array.isArray(traceValue) ? traceValue.join(', ') : traceValue };
     const extra = { ...(preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins)), ...traced };
     if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
     if (!res.destroyed) {

@@ -32,3 +32,20 @@ t.test('no Content-Length on a 204 (RFC 9110 §8.6) and none of 0 on HEAD', asyn
   const get = await s.request('/items?id=eq.2&select=id');
   t.equal(get.headers['content-length'], String(Buffer.byteLength(get.text)));
 });
+
+t.test('server-trace-header: the request header is echoed back under its name (HttpHeaderSpec.hs / ObservabilitySpec.hs)', async (t) => {
+  const s = await server(t, { 'server-trace-header': 'X-Request-Id' });
+  const res = await s.request('/items?select=id&id=eq.1', { headers: { 'X-Request-Id': 'trace-42' } });
+  t.equal(res.status, 200);
+  t.equal(res.headers['x-request-id'], 'trace-42');
+  const err = await s.request('/nope', { headers: { 'X-Request-Id': 'trace-43' } });
+  t.equal(err.status, 404);
+  t.equal(err.headers['x-request-id'], 'trace-43', 'errors too');
+  const none = await s.request('/items?select=id&id=eq.1');
+  t.equal(none.headers['x-request-id'], undefined, 'nothing to echo: no header');
+
+  const other = await server(t, { 'server-trace-header': 'X-Trace' });
+  const traced = await other.request('/items?select=id&id=eq.1', { headers: { 'X-Trace': 'abc' } });
+  t.equal(traced.headers['x-trace'], 'abc');
+  t.equal(traced.headers['x-request-id'], undefined);
+});
