@@ -61,8 +61,15 @@ function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderVa
   return Object.fromEntries(byLower.values());
 }
 
+/**
+ * PostgREST's default `Vary` on answers: the representation depends on these request headers. A
+ * `Vary` the request's SQL sets (response.headers) replaces it (HttpHeaderSpec.hs).
+ */
+const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
+
 function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): void {
-  const headers = mergeHeaders(spec.headers, extra);
+  const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
+  const headers = mergeHeaders(vary, spec.headers, extra);
   const contentLength = Object.keys(headers).find((k) => k.toLowerCase() === 'content-length');
   if (spec.status === 204) {
     // RFC 9110 §8.6: a 204 carries no Content-Length (PostgREST sends none).

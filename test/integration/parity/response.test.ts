@@ -49,3 +49,16 @@ t.test('server-trace-header: the request header is echoed back under its name (H
   t.equal(traced.headers['x-trace'], 'abc');
   t.equal(traced.headers['x-request-id'], undefined);
 });
+
+t.test('Vary: Accept, Prefer, Range on answers; a Vary set by the request SQL replaces it (HttpHeaderSpec.hs)', async (t) => {
+  const s = await server(t);
+  for (const [path, method, body] of [['/items?select=id', 'GET'], ['/items', 'HEAD'], ['/rpc/add_them?a=1&b=2', 'GET'], ['/items?id=eq.1', 'PATCH', { name: 'x' }]] as const) {
+    const res = await s.request(path, { method, ...(body ? { body } : {}) });
+    t.equal(res.headers['vary'], 'Accept, Prefer, Range', `${method} ${path}`);
+  }
+  t.equal((await s.request('/nope')).headers['vary'], undefined, 'not on errors');
+  const custom = await server(t, { 'db-pre-request': 'parity.custom_vary' });
+  const res = await custom.request('/items?select=id');
+  t.equal(res.status, 200);
+  t.equal(res.headers['vary'], 'X-Test-Accept');
+});
