@@ -8,7 +8,8 @@ import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { applyHeaders } from '../response/headers.js';
+import { applyHeaders, canonicalLocation } from '../response/headers.js';
+import { parseUrlEncoded } from '../request/urlencoded.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
@@ -16,6 +17,8 @@ import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { explainStatement } from './explain.js';
 import { runRequestTransaction } from './tx.js';
+
+const MAX_CONTENT_LOCATION = 8 * 1024;
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -54,6 +57,10 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (!body.ok) return body;
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+  // Left out when it would be longer than clients accept in a header (a long `in.(…)` list in a
+  // URL of up to 64 KiB): most clients refuse response headers over 16 KiB.
+  const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
+  if (location.length <= MAX_CONTENT_LOCATION) headers['Content-Location'] = location;
   if (req.preferences.timezone !== null) headers['Preference-Applied'] = `timezone=${req.preferences.timezone}`;
   applyHeaders(headers, gucs.value.headers);
   return ok({

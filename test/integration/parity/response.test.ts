@@ -62,3 +62,22 @@ t.test('Vary: Accept, Prefer, Range on answers; a Vary set by the request SQL re
   t.equal(res.status, 200);
   t.equal(res.headers['vary'], 'X-Test-Accept');
 });
+
+t.test('Content-Location on reads: the relation and its query string in canonical order (Query/QuerySpec.hs "Canonical location")', async (t) => {
+  const s = await server(t);
+  const a = await s.request('/items?select=id,name&id=in.(1,2)&order=id.desc&name=neq.x+y&id=gt.0');
+  t.equal(a.status, 200);
+  t.equal(a.headers['content-location'], '/items?id=in.%281%2C2%29&id=gt.0&name=neq.x%20y&order=id.desc&select=id%2Cname');
+  t.equal((await s.request('/items?b=eq.1&a=eq.1'.replace('b=', 'name=').replace('a=', 'id='))).headers['content-location'], '/items?id=eq.1&name=eq.1');
+  t.equal((await s.request('/items')).headers['content-location'], '/items', 'no question mark without parameters');
+  t.equal((await s.request('/items?id=eq.1', { method: 'HEAD' })).headers['content-location'], '/items?id=eq.1');
+});
+
+t.test('Content-Location is left out when longer than 8 KiB (clients refuse such headers)', async (t) => {
+  const s = await server(t);
+  const ids = Array.from({ length: 3000 }, (_, i) => i).join(',');
+  const res = await s.request(`/items?select=id&id=in.(${ids})&order=id`);
+  t.equal(res.status, 200);
+  t.equal(res.headers['content-location'], undefined);
+  t.same(res.json(), [{ id: 1 }, { id: 2 }, { id: 3 }]);
+});
