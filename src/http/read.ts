@@ -10,6 +10,7 @@ import { negotiateRead } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
 import { applyHeaders, canonicalLocation } from '../response/headers.js';
 import { parseUrlEncoded } from '../request/urlencoded.js';
+import { preferenceApplied } from './mutate.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
@@ -61,7 +62,9 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   // URL of up to 64 KiB): most clients refuse response headers over 16 KiB.
   const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
   if (location.length <= MAX_CONTENT_LOCATION) headers['Content-Location'] = location;
-  if (req.preferences.timezone !== null) headers['Preference-Applied'] = `timezone=${req.preferences.timezone}`;
+  // PostgREST's read answer echoes the count, tx, handling and timezone preferences it honoured.
+  const applied = preferenceApplied(req.preferences, cfg, {});
+  if (applied !== null) headers['Preference-Applied'] = applied;
   applyHeaders(headers, gucs.value.headers);
   return ok({
     status: gucs.value.status ?? range.status,

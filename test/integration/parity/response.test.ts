@@ -73,6 +73,18 @@ t.test('Content-Location on reads: the relation and its query string in canonica
   t.equal((await s.request('/items?id=eq.1', { method: 'HEAD' })).headers['content-location'], '/items?id=eq.1');
 });
 
+t.test('Preference-Applied on reads: count, tx, handling and timezone that were honoured', async (t) => {
+  const s = await server(t, { 'db-tx-end': 'rollback-allow-override' });
+  const res = await s.request('/items?select=id', { headers: { Prefer: 'tx=commit, count=exact' } });
+  t.equal(res.status, 200);
+  t.equal(res.headers['preference-applied'], 'count=exact, tx=commit');
+  const head = await s.request('/items', { method: 'HEAD', headers: { Prefer: 'tx=rollback' } });
+  t.equal(head.headers['preference-applied'], 'tx=rollback');
+  const fixed = await server(t);
+  const none = await fixed.request('/items?select=id', { headers: { Prefer: 'tx=rollback' } });
+  t.equal(none.headers['preference-applied'], undefined, 'db-tx-end without -allow-override: tx= is not honoured');
+});
+
 t.test('Content-Location is left out when longer than 8 KiB (clients refuse such headers)', async (t) => {
   const s = await server(t);
   const ids = Array.from({ length: 3000 }, (_, i) => i).join(',');
