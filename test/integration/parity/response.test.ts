@@ -93,3 +93,13 @@ t.test('Content-Location is left out when longer than 8 KiB (clients refuse such
   t.equal(res.headers['content-location'], undefined);
   t.same(res.json(), [{ id: 1 }, { id: 2 }, { id: 3 }]);
 });
+
+t.test('Server-Timing on OPTIONS names the response stage (Query/ServerTimingSpec.hs)', async (t) => {
+  const s = await server(t, { 'server-timing-enabled': 'true' });
+  for (const path of ['/rpc/all_items', '/items', '/']) {
+    const res = await s.request(path, { method: 'OPTIONS' });
+    t.equal(res.status, 200, path);
+    t.match(res.headers['server-timing'], /^jwt;dur=\d+\.\d, parse;dur=\d+\.\d, response;dur=\d+\.\d$/, path);
+  }
+  t.equal((await s.request('/rpc/all_items', { method: 'OPTIONS' })).headers['allow'], 'OPTIONS,GET,HEAD,POST');
+});
