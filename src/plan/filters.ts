@@ -93,6 +93,7 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     jsonPath: ref.jsonPath,
     toJsonb: ref.jsonPath.length > 0 && !isJsonType(col),
     type: col.type,
+    ...(col.representation?.toJson ? { toJson: col.representation.toJson } : {}),
   });
 }
 

@@ -1,0 +1,32 @@
+// Issue 12, item 2: domain representations (PostgREST docs, references/api/domain_representations):
+// implicit casts with functions between a domain and json/text shape output, payloads and filters.
+import t, { type Test } from 'tap';
+import { fixture } from '../../helpers/db.js';
+import { startTestServer, type TestResponse, type TestServer } from '../../helpers/server.js';
+
+async function server(t: { teardown(fn: () => unknown): void }): Promise<TestServer> {
+  return startTestServer(t, {
+    fixtures: [fixture('sql', 'parity.sql')],
+    config: { 'db-schemas': 'parity,parity_other', 'db-anon-role': 'postgres' },
+  });
+}
+
+function expectJson(t: Test, res: TestResponse, status: number, body: unknown): void {
+  t.equal(res.status, status, 'status');
+  t.same(res.json(), body, 'body');
+}
+
+const JOHN = 'hGxP/ZLOTeeNEY4pkp9OxA==';
+
+t.test('output: a column whose domain has a cast to json is shown through it, in every select shape', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request('/profiles'), 200, [{ id: JOHN, name: 'John Doe', item_id: 1 }]);
+  expectJson(t, await s.request('/profiles?select=id,name'), 200, [{ id: JOHN, name: 'John Doe' }]);
+  expectJson(t, await s.request('/profiles?select=uid:id'), 200, [{ uid: JOHN }]);
+  expectJson(t, await s.request('/items?select=id,profiles(*)&id=eq.1'), 200, [{ id: 1, profiles: [{ id: JOHN, name: 'John Doe', item_id: 1 }] }]);
+  expectJson(t, await s.request('/profiles?select=id,...items(name)'), 200, [{ id: JOHN, name: 'one' }]);
+  // An explicit cast asks for the column's own text instead.
+  expectJson(t, await s.request('/profiles?select=id::text'), 200, [{ id: '846c4ffd-92ce-4de7-8d11-8e29929f4ec4' }]);
+  // Writes answer in the same representation.
+  expectJson(t, await s.request('/profiles?select=id,name', { method: 'PATCH', headers: { Prefer: 'return=representation' }, body: { name: 'J' } }), 200, [{ id: JOHN, name: 'J' }]);
+});
