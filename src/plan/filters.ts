@@ -94,6 +94,7 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     toJsonb: ref.jsonPath.length > 0 && !isJsonType(col),
     type: col.type,
     ...(col.representation?.toJson ? { toJson: col.representation.toJson } : {}),
+    ...(col.representation?.fromText && ref.jsonPath.length === 0 ? { fromText: col.representation.fromText } : {}),
   });
 }
 

@@ -40,6 +40,8 @@ export interface PlannedField {
   readonly type: string | null;
   /** Domain representation: the column's cast function to json, applied when it is output as is. */
   readonly toJson?: QualifiedName;
+  /** Domain representation: the cast function from text, applied to filter values (eq, in, …). */
+  readonly fromText?: QualifiedName;
   /** Set for a computed field: `column` is then rendered as `fn(row)` (PostgREST's computed columns). */
   readonly computed?: QualifiedName & {
     /** The row type the function takes: the row is cast to it, so an overload is picked even when the row is a record (a write's RETURNING). */

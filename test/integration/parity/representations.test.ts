@@ -30,3 +30,14 @@ t.test('output: a column whose domain has a cast to json is shown through it, in
   // Writes answer in the same representation.
   expectJson(t, await s.request('/profiles?select=id,name', { method: 'PATCH', headers: { Prefer: 'return=representation' }, body: { name: 'J' } }), 200, [{ id: JOHN, name: 'J' }]);
 });
+
+t.test('filters: a domain cast from text reads the filter value (eq, neq, in), in reads, embeds and writes', async (t) => {
+  const s = await server(t);
+  expectJson(t, await s.request(`/profiles?id=eq.${JOHN}&select=name`), 200, [{ name: 'John Doe' }]);
+  expectJson(t, await s.request(`/profiles?id=neq.${JOHN}&select=name`), 200, []);
+  expectJson(t, await s.request(`/profiles?id=in.(${JOHN},zH7HbFJUTfy/GZpwuirpuQ==)&select=name`), 200, [{ name: 'John Doe' }]);
+  expectJson(t, await s.request(`/items?select=id,profiles!inner(name)&profiles.id=eq.${JOHN}`), 200, [{ id: 1, profiles: [{ name: 'John Doe' }] }]);
+  expectJson(t, await s.request(`/profiles?id=eq.${JOHN}&select=id,name`, { method: 'PATCH', headers: { Prefer: 'return=representation' }, body: { name: 'Z' } }), 200, [{ id: JOHN, name: 'Z' }]);
+  // Other operators compare as before.
+  expectJson(t, await s.request('/profiles?id=is.null'), 200, []);
+});
