@@ -26,6 +26,8 @@ export interface PlannedColumn {
   readonly type: string;
   /** DEFAULT expression as the catalog printed it (pg_get_expr), for `Prefer: missing=default`. */
   readonly default: string | null;
+  /** Domain representation: the payload value is read as json and passed through this cast function. */
+  readonly fromJson?: QualifiedName;
 }
 
 /** The JSON payload as it travels: one parameter, unpacked in SQL. */
@@ -284,7 +286,8 @@ function mutationBody(relation: Relation, payload: Payload, applyDefaults: boole
   for (const key of payload.keys) {
     const col: Column | undefined = relation.columns.find((c) => c.name === key);
     if (!col) return err(columnNotFound(relation, key));
-    columns.push({ name: col.name, type: col.type, default: col.default });
+    const fromJson = col.representation?.fromJson;
+    columns.push({ name: col.name, type: col.type, default: col.default, ...(fromJson ? { fromJson } : {}) });
   }
   return ok({ text: payload.text, isObject: payload.isObject, columns, applyDefaults });
 }

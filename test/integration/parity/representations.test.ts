@@ -41,3 +41,20 @@ t.test('filters: a domain cast from text reads the filter value (eq, neq, in), i
   // Other operators compare as before.
   expectJson(t, await s.request('/profiles?id=is.null'), 200, []);
 });
+
+t.test('payloads: a domain cast from json reads the JSON value (POST, PATCH, upsert, PUT)', async (t) => {
+  const s = await server(t);
+  const REPR = { Prefer: 'return=representation' };
+  const JANE = 'zH7HbFJUTfy/GZpwuirpuQ==';
+  expectJson(t, await s.request('/profiles?select=id,name', { method: 'POST', headers: REPR, body: { id: JANE, name: 'Jane Doe' } }), 201, [{ id: JANE, name: 'Jane Doe' }]);
+  t.same(await s.db.query("SELECT id::text FROM parity.profiles WHERE name = 'Jane Doe'"), [{ id: 'cc7ec76c-5254-4dfc-bf19-9a70ba2ae9b9' }], 'stored as the uuid it encodes');
+  expectJson(t, await s.request(`/profiles?id=eq.${JANE}&select=id,name`, { method: 'PATCH', headers: REPR, body: { id: 'AAAAAAAAAAAAAAAAAAAAAA==', name: 'zero' } }), 200,
+    [{ id: 'AAAAAAAAAAAAAAAAAAAAAA==', name: 'zero' }]);
+  expectJson(t, await s.request('/profiles?select=id,name', { method: 'POST', headers: { Prefer: 'return=representation,resolution=merge-duplicates,missing=default' }, body: [{ id: JOHN, name: 'merged' }] }), 200,
+    [{ id: JOHN, name: 'merged' }]);
+  expectJson(t, await s.request(`/profiles?id=eq.${JOHN}&select=id,name`, { method: 'PUT', headers: REPR, body: { id: JOHN, name: 'put', item_id: 1 } }), 200, [{ id: JOHN, name: 'put' }]);
+  t.same(await s.db.query('SELECT id::text, name FROM parity.profiles ORDER BY name'), [
+    { id: '00000000-0000-0000-0000-000000000000', name: 'zero' },
+    { id: '846c4ffd-92ce-4de7-8d11-8e29929f4ec4', name: 'put' },
+  ].sort((a, b) => (a.name < b.name ? -1 : 1)));
+});
