@@ -64,15 +64,14 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   if (!schema.ok) return schema;
 
   // Only GET/HEAD calls take arguments from the query string.
-  const argNames = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD')
-    ? ctx.routineArgNames(schema.value.schema, target.value.name)
-    : null;
+  const rpcRead = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD');
+  const argNames = rpcRead ? ctx.routineArgNames(schema.value.schema, target.value.name) : null;
   const isRpcArg = (name: string) => argNames?.has(name) ?? false;
   const params = parseUrlEncoded(search);
   if (params === null) {
     return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   }
-  const query = parseQueryParams(params, { isRpcArg, rpcRead: argNames !== null || (target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD')) });
+  const query = parseQueryParams(params, { isRpcArg, rpcRead });
   if (!query.ok) return query;
 
   const rangeUnit = headerValue(input, 'range-unit');
