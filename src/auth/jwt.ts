@@ -87,7 +87,8 @@ class JwtAuthenticator implements Authenticator {
     this.anonymous =
       s.anonRole === null
         ? err(anonymousDisabled())
-        : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({}), authenticated: false }));
+        // PostgREST (Auth/Jwt.hs parseClaims): request.jwt.claims always carries the role in force.
+        : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({ role: s.anonRole }), authenticated: false }));
   }
 
   async authenticate(authorizationHeader: string | undefined, now: number = Date.now()): Promise<Result<AuthResult>> {
@@ -109,7 +110,9 @@ class JwtAuthenticator implements Authenticator {
     if (role === null) return err(anonymousDisabled());
     const result: AuthResult = Object.freeze({
       role,
-      claims: deepFreeze(claims.value),
+      // The role in force is the claims' `role` (PostgREST inserts it: the anonymous role for a
+      // token without one, the resolved role for a jwt-role-claim-key elsewhere in the token).
+      claims: deepFreeze(claims.value['role'] === role ? claims.value : { ...claims.value, role }),
       authenticated: claimedRole !== undefined,
     });
 
@@ -131,7 +134,8 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
 
   const header = decodeJsonObject(parts[0]!);
   if (header === null) {
-    return err(invalidToken('DBRST301', "JWT couldn't be decoded", 'The JWT header is not a base64url-encoded JSON object'));
+    // PostgREST v13+ (JwtDecodeError): only KeyError and BadAlgorithm carry details.
+    return err(invalidToken('DBRST301', "JWT couldn't be decoded"));
   }
   const alg = header['alg'];
   if (typeof alg !== 'string' || !KNOWN_ALGORITHMS.has(alg)) {
@@ -154,8 +158,7 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
       ({ payload } = await compactVerify(token, key.byAlgorithm.get(alg)!, { algorithms: [alg] }));
     } catch (e) {
       if (e instanceof joseErrors.JWSSignatureVerificationFailed) continue; // try the next key
-      return err(invalidToken('DBRST301', 'JWT cryptographic operation failed',
-        e instanceof joseErrors.JOSEError ? e.message : undefined));
+      return err(invalidToken('DBRST301', 'JWT cryptographic operation failed'));
     }
     const claims = parseJsonObject(Buffer.from(payload).toString('utf8'));
     if (claims === null) return err(invalidToken('DBRST303', 'Parsing claims failed'));

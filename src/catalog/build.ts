@@ -28,6 +28,7 @@ import type {
   RawForeignKeyRow,
   RawMediaHandlerRow,
   RawRelationRow,
+  RawRepresentationRow,
   RawRoutineRow,
   RawViewSourceRow,
 } from './raw.js';
@@ -36,8 +37,9 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
   const exposed = new Set(schemas);
   const relationRows = raw.relations.filter((r) => exposed.has(r.schema));
   const keyDeps = viewKeyDependencies(raw.viewSources, raw.foreignKeys, exposed);
+  const reps = representationsByType(raw.representations ?? []);
   const relations = sortBy(
-    relationRows.map((r) => toRelation(r, keyDeps)),
+    relationRows.map((r) => toRelation(r, keyDeps, reps)),
     (r) => [r.schema, r.name],
   );
   const byName = new Map<string, Relation>();
@@ -75,14 +77,33 @@ const RELATION_KINDS: Readonly<Record<string, RelationKind>> = {
   p: 'partitioned_table',
 };
 
-function toRelation(r: RawRelationRow, deps: KeyDependencies): Relation {
+type Representations = ReadonlyMap<string, NonNullable<Column['representation']>>;
+
+/** Domain type (format_type spelling) → its json/text cast functions. */
+function representationsByType(rows: ReadonlyArray<RawRepresentationRow>): Representations {
+  const out = new Map<string, { toJson?: QualifiedName; fromJson?: QualifiedName; fromText?: QualifiedName }>();
+  const at = (type: string) => {
+    let r = out.get(type);
+    if (r === undefined) out.set(type, (r = {}));
+    return r;
+  };
+  for (const row of rows) {
+    const fn = { schema: row.function_schema, name: row.function_name };
+    if (row.target === 'json') at(row.source).toJson = fn;
+    else if (row.source === 'json') at(row.target).fromJson = fn;
+    else if (row.source === 'text') at(row.target).fromText = fn;
+  }
+  return out;
+}
+
+function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representations): Relation {
   const isView = r.kind === 'v' || r.kind === 'm';
   return {
     schema: r.schema,
     name: r.name,
     kind: RELATION_KINDS[r.kind] ?? 'table',
     description: r.description,
-    columns: [...r.columns].sort((a, b) => a.position - b.position).map(toColumn),
+    columns: [...r.columns].sort((a, b) => a.position - b.position).map((c) => toColumn(c, reps)),
     primaryKey: isView ? (deps.viewPrimaryKeys.get(qkey(r)) ?? []) : [...r.primary_key],
     insertable: r.insertable,
     updatable: r.updatable,
@@ -90,7 +111,8 @@ function toRelation(r: RawRelationRow, deps: KeyDependencies): Relation {
   };
 }
 
-function toColumn(c: RawColumn): Column {
+function toColumn(c: RawColumn, reps: Representations): Column {
+  const representation = reps.get(c.type);
   return {
     name: c.name,
     type: c.type,
@@ -102,6 +124,7 @@ function toColumn(c: RawColumn): Column {
     enumValues: [...(c.enum_values ?? [])],
     position: c.position,
     generated: c.generated,
+    ...(representation ? { representation } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { COMPUTED_RELATIONSHIPS_SQL } from './sql/computed-relationships.js';
 import { FOREIGN_KEYS_SQL } from './sql/foreign-keys.js';
 import { MEDIA_HANDLERS_SQL } from './sql/media-handlers.js';
 import { RELATIONS_SQL } from './sql/relations.js';
+import { REPRESENTATIONS_SQL } from './sql/representations.js';
 import { ROUTINES_SQL } from './sql/routines.js';
 import { SERVER_VERSION_SQL } from './sql/version.js';
 import { VIEW_SOURCES_SQL } from './sql/view-sources.js';
@@ -36,6 +37,7 @@ export async function fetchCatalog(client: CatalogClient, schemas: readonly stri
       routines: await run(ROUTINES_SQL, params),
       computedRelationships: await run(COMPUTED_RELATIONSHIPS_SQL, params),
       mediaHandlers: await run(MEDIA_HANDLERS_SQL, params),
+      representations: await run(REPRESENTATIONS_SQL),
     } as RawCatalog;
     await client.query('COMMIT');
   } catch (e) {

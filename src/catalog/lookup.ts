@@ -156,7 +156,7 @@ export function suggest(name: string, candidates: ReadonlyArray<string>, minScor
   return best !== null && bestScore >= minScore ? best : null;
 }
 
-function levenshtein(a: string, b: string): number {
+export function levenshtein(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;

@@ -143,4 +143,14 @@ export interface RawCatalog {
   readonly routines: ReadonlyArray<RawRoutineRow>;
   readonly computedRelationships: ReadonlyArray<RawComputedRelationshipRow>;
   readonly mediaHandlers: ReadonlyArray<RawMediaHandlerRow>;
+  /** sql/representations.ts; absent in catalogs recorded before it existed. */
+  readonly representations?: ReadonlyArray<RawRepresentationRow>;
+}
+
+/** sql/representations.ts: an implicit cast by function between a domain and json or text. */
+export interface RawRepresentationRow {
+  readonly source: string;
+  readonly target: string;
+  readonly function_schema: string;
+  readonly function_name: string;
 }

@@ -22,6 +22,16 @@ export interface Column {
   readonly enumValues: ReadonlyArray<string>;
   readonly position: number;
   readonly generated: boolean;
+  /**
+   * Domain representations: the function of an implicit cast from this column's domain to json
+   * (applied to the column's JSON output), from json (applied to a JSON payload value) and from
+   * text (applied to a filter value). Absent when there is none.
+   */
+  readonly representation?: {
+    readonly toJson?: QualifiedName;
+    readonly fromJson?: QualifiedName;
+    readonly fromText?: QualifiedName;
+  };
 }
 
 export type RelationKind = 'table' | 'view' | 'materialized_view' | 'foreign_table' | 'partitioned_table';

@@ -3,7 +3,8 @@
 //   RAISE SQLSTATE 'PT<xyz>'  → status <xyz>, body from message/detail/hint as usual;
 //   RAISE SQLSTATE 'DBRST'    → MESSAGE is JSON {code, message, details?, hint?} and DETAIL is JSON
 //                               {status, status_text?, headers?}: full control of status and body.
-// (PostgREST spells the latter 'PGRST'.) Unparsable JSON in a DBRST raise gives DBRST121.
+// PostgREST's spelling, 'PGRST', is accepted too, so schemas written for PostgREST work unchanged.
+// Unparsable JSON in such a raise gives DBRST121 with PostgREST's hint texts.
 import type { PgError } from '../db/pg-error.js';
 import { isHeaderName, isHeaderValue } from '../response/header-syntax.js';
 import { errors } from './catalog.js';
@@ -12,9 +13,11 @@ import type { ApiError } from './types.js';
 
 /** The SQLSTATE a function raises to take full control of the error response. */
 export const CUSTOM_RAISE_SQLSTATE = 'DBRST';
+/** PostgREST's spelling of it, accepted as well. */
+export const PGRST_RAISE_SQLSTATE = 'PGRST';
 
 export function apiErrorFromPg(e: PgError, authenticated: boolean): ApiError {
-  if (e.code === CUSTOM_RAISE_SQLSTATE) return fromCustomRaise(e);
+  if (e.code === CUSTOM_RAISE_SQLSTATE || e.code === PGRST_RAISE_SQLSTATE) return fromCustomRaise(e);
 
   const status = statusForSqlState(e.code, authenticated);
   return {
@@ -30,11 +33,14 @@ export function apiErrorFromPg(e: PgError, authenticated: boolean): ApiError {
 
 // ---- RAISE SQLSTATE 'DBRST' ----------------------------------------------------------------
 
-const PARSE_ERROR_MESSAGE = `Could not parse JSON in the "RAISE SQLSTATE '${CUSTOM_RAISE_SQLSTATE}'" error`;
+/** Names the SQLSTATE the function actually raised ('DBRST' or PostgREST's 'PGRST'). */
+const parseErrorMessage = (sqlstate: string) => `Could not parse JSON in the "RAISE SQLSTATE '${sqlstate}'" error`;
 const MESSAGE_HINT =
   "MESSAGE must be a JSON object with obligatory keys: 'code', 'message' and optional keys: 'details', 'hint'.";
+// PostgREST's text, word for word (Query/RpcSpec.hs, PGRST121). dbrest is more lenient than the
+// text says and also takes a DETAIL without 'headers' (the seed makes them optional).
 const DETAIL_HINT =
-  "DETAIL must be a JSON object with obligatory key: 'status' and optional keys: 'status_text', 'headers'.";
+  "DETAIL must be a JSON object with obligatory keys: 'status', 'headers' and optional key: 'status_text'.";
 
 
 interface RaisedBody {
@@ -53,20 +59,20 @@ interface RaisedResponse {
 function fromCustomRaise(e: PgError): ApiError {
   const body = parseRaisedMessage(e.message);
   if (body === null) {
-    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+    return errors.DBRST121(parseErrorMessage(e.code), {
       details: `Invalid JSON value for MESSAGE: '${e.message}'`,
       hint: MESSAGE_HINT,
     });
   }
   if (e.detail === undefined || e.detail === '') {
-    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+    return errors.DBRST121(parseErrorMessage(e.code), {
       details: 'DETAIL is missing in the RAISE statement',
       hint: DETAIL_HINT,
     });
   }
   const response = parseRaisedDetail(e.detail);
   if (response === null) {
-    return errors.DBRST121(PARSE_ERROR_MESSAGE, {
+    return errors.DBRST121(parseErrorMessage(e.code), {
       details: `Invalid JSON value for DETAIL: '${e.detail}'`,
       hint: DETAIL_HINT,
     });

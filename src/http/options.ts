@@ -15,6 +15,13 @@ import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 
 export function runOptions(req: ApiRequest, cache: SchemaCache, _app: AppState): Result<ResponseSpec> {
+  const t0 = performance.now();
+  const answer = optionsFor(req, cache);
+  // Server-Timing names the response stage on OPTIONS too (PostgREST ServerTimingSpec.hs).
+  return answer.ok ? ok({ ...answer.value, timings: { response: performance.now() - t0 } }) : answer;
+}
+
+function optionsFor(req: ApiRequest, cache: SchemaCache): Result<ResponseSpec> {
   const t = req.target;
   switch (t.kind) {
     case 'root':

@@ -8,7 +8,9 @@ import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateMedia } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { applyHeaders } from '../response/headers.js';
+import { applyHeaders, canonicalLocation } from '../response/headers.js';
+import { parseUrlEncoded } from '../request/urlencoded.js';
+import { preferenceApplied } from './mutate.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { mediaBodySql } from '../sql/media.js';
@@ -18,6 +20,8 @@ import { apiErrorFromTx } from './db-errors.js';
 import { explainStatement } from './explain.js';
 import { mediaBodyFor, readOffers } from './media.js';
 import { runRequestTransaction } from './tx.js';
+
+const MAX_CONTENT_LOCATION = 8 * 1024;
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -64,7 +68,13 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (!body.ok) return body;
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
-  if (req.preferences.timezone !== null) headers['Preference-Applied'] = `timezone=${req.preferences.timezone}`;
+  // Left out when it would be longer than clients accept in a header (a long `in.(…)` list in a
+  // URL of up to 64 KiB): most clients refuse response headers over 16 KiB.
+  const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
+  if (location.length <= MAX_CONTENT_LOCATION) headers['Content-Location'] = location;
+  // PostgREST's read answer echoes the count, tx, handling and timezone preferences it honoured.
+  const applied = preferenceApplied(req.preferences, cfg, {});
+  if (applied !== null) headers['Preference-Applied'] = applied;
   applyHeaders(headers, gucs.value.headers);
   return ok({
     status: gucs.value.status ?? range.status,

@@ -68,14 +68,25 @@ function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderVa
   return Object.fromEntries(byLower.values());
 }
 
-function writeResponse(res: http.ServerResponse, spec: ResponseSpec, requestId: string, extra: Record<string, string>): void {
-  const headers = mergeHeaders(spec.headers, extra, { 'X-Request-Id': requestId });
+/**
+ * PostgREST's default `Vary` on answers: the representation depends on these request headers. A
+ * `Vary` the request's SQL sets (response.headers) replaces it (HttpHeaderSpec.hs).
+ */
+const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
+
+function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): void {
+  const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
+  const headers = mergeHeaders(vary, spec.headers, extra);
   const contentLength = Object.keys(headers).find((k) => k.toLowerCase() === 'content-length');
-  if (spec.body !== null) {
+  if (spec.status === 204) {
+    // RFC 9110 §8.6: a 204 carries no Content-Length (PostgREST sends none).
+    if (contentLength !== undefined) delete headers[contentLength];
+  } else if (spec.body !== null) {
     // The body's real length, whatever SQL may have claimed.
     if (contentLength !== undefined) delete headers[contentLength];
     headers['Content-Length'] = Buffer.byteLength(spec.body);
-  } else if (contentLength === undefined) headers['Content-Length'] = 0;
+  } else if (contentLength === undefined && method !== 'HEAD') headers['Content-Length'] = 0;
+  // HEAD: no body and no made-up `Content-Length: 0` (PostgREST sends none).
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
   res.end(spec.body ?? undefined);
@@ -133,17 +144,25 @@ export function createHttpServer(app: AppState): HttpServer {
       // OPTIONS answer carries (PostgREST's) must not let a refused origin through.
       handled = { ...handled, response: { ...handled.response, headers: withoutCorsHeaders(handled.response.headers) } };
     }
-    const extra = preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins);
+    // server-trace-header (PostgREST): the client's value of that header is echoed back under the
+    // same name. Without it, dbrest sends its own X-Request-Id (the id its log lines carry).
+    const traceHeader = app.config.serverTraceHeader;
+    const traceValue = traceHeader === null ? undefined : req.headers[traceHeader.toLowerCase()];
+    const traced: Record<string, string> =
+      traceHeader === null ? { 'X-Request-Id': requestId }
+      : traceValue === undefined ? {}
+      : { [traceHeader]: Array.isArray(traceValue) ? traceValue.join(', ') : traceValue };
+    const extra = { ...(preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins)), ...traced };
     if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
     if (!res.destroyed) {
       try {
-        writeResponse(res, handled.response, requestId, extra);
+        writeResponse(res, handled.response, method, extra);
       } catch (e) {
         // Last resort: never leave the request hanging nor the rejection unhandled.
         app.log.error(`${requestId} ${method} ${req.url}: could not write the response: ${(e as Error).stack ?? e}`);
         if (!res.headersSent) {
           const fallback = errorResponse(errors.DBRSTX00('Internal server error', { hint: `request id ${requestId}` }), app, method);
-          writeResponse(res, fallback.response, requestId, {});
+          writeResponse(res, fallback.response, method, traced);
         } else {
           res.destroy();
         }

@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/types.js';
 import { runTransaction, type TxOutcome } from '../db/transaction.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
-import { compile, qualified, sql, type Statement } from '../sql/fragment.js';
+import { compile, ident, qualified, sql, type Statement } from '../sql/fragment.js';
 import { contextSettings } from '../sql/tx-settings.js';
 import type { AppState } from './app.js';
 
@@ -33,9 +33,10 @@ export function preRequestStatement(cfg: Pick<AppConfig, 'dbPreRequest'>): State
   if (!name) return null;
   let st = preRequestCache.get(name);
   if (!st) {
+    // An unqualified name is found through the request's search_path (its schema, then
+    // db-extra-search-path), as PostgREST does; a qualified one is called as written.
     const dot = name.indexOf('.');
-    const q = dot === -1 ? { schema: 'public', name } : { schema: name.slice(0, dot), name: name.slice(dot + 1) };
-    st = compile(sql`SELECT ${qualified(q)}()`);
+    st = compile(dot === -1 ? sql`SELECT ${ident(name)}()` : sql`SELECT ${qualified({ schema: name.slice(0, dot), name: name.slice(dot + 1) })}()`);
     preRequestCache.set(name, st);
   }
   return st;

@@ -331,7 +331,10 @@ function findSingleObjectRoutine(cache: SchemaCache, schema: string, name: strin
 export function ambiguousRoutine(routines: ReadonlyArray<Routine>): ApiError {
   const describe = (r: Routine) =>
     `${r.schema}.${r.name}(${inputParams(r).map((p) => `${p.name} => ${p.type}`).join(', ')})`;
-  return errors.DBRST203(`Could not choose the best candidate function between: ${routines.map(describe).join(', ')}`, {
+  // PostgREST lists the candidates fewest parameters first (Query/RpcSpec.hs, PGRST203); ties
+  // keep the schema cache's order (by signature).
+  const ordered = [...routines].sort((a, b) => inputParams(a).length - inputParams(b).length);
+  return errors.DBRST203(`Could not choose the best candidate function between: ${ordered.map(describe).join(', ')}`, {
     hint: 'Try renaming the parameters or the function itself in the database so function overloading can be resolved',
   });
 }

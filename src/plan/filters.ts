@@ -1,11 +1,11 @@
 // Horizontal filters, logic trees and order terms of one ReadPlan node, checked against the node's
 // columns and embeds. Pure. Unknown columns fail here with the error PostgreSQL would raise
 // (42703 `column t.x does not exist`, 400), which is what PostgREST forwards for reads.
-import type { Column, Routine } from '../catalog/types.js';
+import type { Column, QualifiedName, Routine } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { FieldRef, Filter, LogicTree, OrderTerm } from '../request/types.js';
-import { suggest } from '../catalog/lookup.js';
+import { levenshtein } from '../catalog/lookup.js';
 import type { PlannedEmbed, PlannedField, PlannedLogic, PlannedOrder, PlannedSelect } from './types.js';
 
 /** What a node offers to the expressions written against it. */
@@ -17,18 +17,52 @@ export interface NodeScope {
   readonly embeds: ReadonlyArray<PlannedEmbed>;
   /** Functions taking the node's row type, usable like columns (`select=title,average_stars`). */
   readonly computed?: ReadonlyArray<Routine>;
+  /** The relation whose row type `computed` take. */
+  readonly relation?: QualifiedName;
 }
 
-/** PostgreSQL's 42703 as PostgREST forwards it (400). */
+/**
+ * PostgreSQL's 42703 as PostgREST forwards it (400), with the hint PostgreSQL itself would give:
+ * none unless a column is close (see pgColumnHint), so no did-you-mean where PostgREST has none.
+ */
 export function undefinedColumn(table: string, column: string, candidates: ReadonlyArray<string>): ApiError {
-  const close = suggest(column, candidates, 0.6);
   return {
     code: '42703',
     status: 400,
     message: `column ${table}.${column} does not exist`,
     details: null,
-    hint: close === null ? null : `Perhaps you meant to reference the column "${table}.${close}".`,
+    hint: pgColumnHint(table, column, candidates),
   };
+}
+
+/**
+ * PostgreSQL's errorMissingColumn hint (parse_relation.c, updateFuzzyAttrMatchState): the columns at
+ * the smallest Levenshtein distance (case-sensitive) from the typed name, if that distance is at
+ * most 3 and at most half the typed name's length. One match → "the column", two → "… or the
+ * column …", more → the bar drops below that distance and the search goes on.
+ */
+export function pgColumnHint(table: string, column: string, candidates: ReadonlyArray<string>): string | null {
+  let bar = 3;
+  let first: string | null = null;
+  let second: string | null = null;
+  for (const c of candidates) {
+    const d = levenshtein(c, column);
+    if (d > bar || d > Math.floor(column.length / 2)) continue;
+    if (first === null || d < bar) {
+      bar = d;
+      first = c;
+      second = null;
+    } else if (second === null) {
+      second = c;
+    } else {
+      bar = d - 1;
+      first = null;
+      second = null;
+    }
+  }
+  if (first === null) return null;
+  const ref = (c: string) => `the column "${table}.${c}"`;
+  return `Perhaps you meant to reference ${ref(first)}${second === null ? '' : ` or ${ref(second)}`}.`;
 }
 
 const isJsonType = (c: Column): boolean =>
@@ -45,9 +79,9 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     if (fn) {
       const type = fn.returns.kind === 'scalar' ? fn.returns.type : null;
       const json = type === 'json' || type === 'jsonb';
-      return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name } });
+      return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name, ...(scope.relation ? { rowType: scope.relation } : {}) } });
     }
-    return err(undefinedColumn(scope.name, ref.name, [...scope.columns.map((c) => c.name), ...(scope.computed ?? []).map((r) => r.name)]));
+    return err(undefinedColumn(scope.name, ref.name, scope.columns.map((c) => c.name)));
   }
   for (const step of ref.jsonPath) {
     if (typeof step.key === 'number' && !Number.isSafeInteger(step.key)) {
@@ -59,6 +93,8 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     jsonPath: ref.jsonPath,
     toJsonb: ref.jsonPath.length > 0 && !isJsonType(col),
     type: col.type,
+    ...(col.representation?.toJson ? { toJson: col.representation.toJson } : {}),
+    ...(col.representation?.fromText && ref.jsonPath.length === 0 ? { fromText: col.representation.fromText } : {}),
   });
 }
 

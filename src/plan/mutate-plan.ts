@@ -3,7 +3,7 @@
 // PUT's rules and a limited PATCH/DELETE against the schema cache; plans the representation
 // (`select=` with embeds over the written rows) through the read planner. Pure; errors as values.
 // sql/mutate.ts turns the plan into ONE statement.
-import { findRelation } from '../catalog/lookup.js';
+import { computedFieldsOf, findRelation } from '../catalog/lookup.js';
 import type { Column, QualifiedName, Relation, SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
@@ -26,6 +26,8 @@ export interface PlannedColumn {
   readonly type: string;
   /** DEFAULT expression as the catalog printed it (pg_get_expr), for `Prefer: missing=default`. */
   readonly default: string | null;
+  /** Domain representation: the payload value is read as json and passed through this cast function. */
+  readonly fromJson?: QualifiedName;
 }
 
 /** The JSON payload as it travels: one parameter, unpacked in SQL. */
@@ -126,17 +128,29 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   const relation = findRelation(cache, req.schema, relationName);
   if (!relation) return err(relationNotFound(cache, req.schema, relationName));
   const alias = relation.name;
-  const scope: NodeScope = { name: relation.name, columns: relation.columns, embeds: [] };
+  // Computed fields filter a write as they filter a read (PostgREST: PATCH /t?computed=eq.x).
+  const scope: NodeScope = {
+    name: relation.name,
+    columns: relation.columns,
+    embeds: [],
+    computed: computedFieldsOf(cache, relation),
+    relation: { schema: relation.schema, name: relation.name },
+  };
   const pk = relation.primaryKey;
 
   // Root filters and logic trees become the statement's WHERE; the rest shape the representation.
-  const rootLogic: PlannedLogic[] = [];
-  for (const { path, tree } of q.logic) {
-    if (path.length > 0) continue;
-    const r = resolveLogic(scope, tree);
-    if (!r.ok) return r;
-    rootLogic.push(r.value);
-  }
+  // They are resolved last: PostgREST leaves an unknown column there to PostgreSQL (42703 at run
+  // time), so every planning error (DBRST200, DBRST105, DBRST204, …) comes first.
+  const rootLogic = (): Result<PlannedLogic[]> => {
+    const out: PlannedLogic[] = [];
+    for (const { path, tree } of q.logic) {
+      if (path.length > 0) continue;
+      const r = resolveLogic(scope, tree);
+      if (!r.ok) return r;
+      out.push(r.value);
+    }
+    return ok(out);
+  };
 
   const representation = req.preferences.return ?? 'minimal';
   // The read over the written rows is planned whatever `return=` says, as PostgREST plans it: a
@@ -168,8 +182,17 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
     case 'create': {
       const body = mutationBody(relation, payload!, req.preferences.missing === 'default');
       if (!body.ok) return body;
+      // An insert has no WHERE; its root filters are still checked against the columns.
+      const filters = rootLogic();
+      if (!filters.ok) return filters;
       const resolution = req.preferences.resolution;
       const conflictColumns = q.onConflict ?? pk;
+      // on_conflict names columns of the table: checked here, before the query, with the same
+      // DBRST204 as an unknown payload key (PostgreSQL would say 42703 about the ON CONFLICT clause).
+      if (resolution !== null) {
+        const unknown = conflictColumns.find((c) => !relation.columns.some((col) => col.name === c));
+        if (unknown !== undefined) return err(columnNotFound(relation, unknown));
+      }
       const onConflict =
         resolution !== null && conflictColumns.length > 0
           ? { action: resolution === 'merge-duplicates' ? ('merge' as const) : ('ignore' as const), columns: conflictColumns }
@@ -220,13 +243,17 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
       }
       const rowLimit = limited?.range.limit ?? null;
       if (action === 'delete') {
-        return ok({ ...base, mutation: { kind: 'delete', where: rootLogic, limited }, resolutionApplied: false, countInserted: false, rowLimit });
+        const where = rootLogic();
+        if (!where.ok) return where;
+        return ok({ ...base, mutation: { kind: 'delete', where: where.value, limited }, resolutionApplied: false, countInserted: false, rowLimit });
       }
       const body = mutationBody(relation, payload!, req.preferences.missing === 'default');
       if (!body.ok) return body;
+      const where = rootLogic();
+      if (!where.ok) return where;
       return ok({
         ...base,
-        mutation: { kind: 'update', body: body.value, where: rootLogic, limited },
+        mutation: { kind: 'update', body: body.value, where: where.value, limited },
         resolutionApplied: false,
         countInserted: false,
         rowLimit,
@@ -235,12 +262,15 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   }
 }
 
-/** The query without what applies to the root rows: a write's filters/order/range act in its own statement. */
+/**
+ * The query of the representation: root filters and range act in the write itself; the root
+ * `order=` also orders the returned rows (PostgREST: `PATCH /t?order=id.desc` with
+ * return=representation answers in that order).
+ */
 function nonRootQuery(q: QueryParams): QueryParams {
   return {
     ...q,
     logic: q.logic.filter((l) => l.path.length > 0),
-    order: q.order.filter((o) => o.path.length > 0),
     ranges: q.ranges.filter((r) => r.path.length > 0),
   };
 }
@@ -256,7 +286,8 @@ function mutationBody(relation: Relation, payload: Payload, applyDefaults: boole
   for (const key of payload.keys) {
     const col: Column | undefined = relation.columns.find((c) => c.name === key);
     if (!col) return err(columnNotFound(relation, key));
-    columns.push({ name: col.name, type: col.type, default: col.default });
+    const fromJson = col.representation?.fromJson;
+    columns.push({ name: col.name, type: col.type, default: col.default, ...(fromJson ? { fromJson } : {}) });
   }
   return ok({ text: payload.text, isObject: payload.isObject, columns, applyDefaults });
 }
@@ -305,7 +336,16 @@ function returningFor(
   const cols = new Set<string>();
   for (const s of root.select) {
     if (s.kind === 'star') return { kind: 'all' };
-    if (s.kind === 'field') cols.add(s.field.column);
+    if (s.kind === 'field') {
+      // A computed field is fn(row): it needs the whole row.
+      if (s.field.computed) return { kind: 'all' };
+      cols.add(s.field.column);
+    }
+  }
+  for (const o of root.order) {
+    if (o.embed !== null) continue;
+    if (o.field.computed) return { kind: 'all' };
+    cols.add(o.field.column);
   }
   for (const e of root.embeds) {
     if (e.join.kind === 'computed') return { kind: 'all' };

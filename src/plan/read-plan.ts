@@ -181,7 +181,7 @@ function findDraft(root: Draft, path: EmbedPath): Result<Draft> {
 }
 
 function scopeOf(d: Draft): NodeScope {
-  return { name: d.name, columns: d.columns, computed: d.computed, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })) };
+  return { name: d.name, columns: d.columns, computed: d.computed, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })), ...(d.relation ? { relation: d.relation } : {}) };
 }
 
 function freeze(d: Draft): ReadNode {
@@ -226,7 +226,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     range: { offset: 0, limit: null },
     aggregates: false,
   };
-  const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [] };
+  const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
 
   for (const item of spec.items) {

@@ -38,8 +38,15 @@ export interface PlannedField {
   readonly toJsonb: boolean;
   /** Column type as the schema cache spells it, or null when unknown (call sources without columns). */
   readonly type: string | null;
+  /** Domain representation: the column's cast function to json, applied when it is output as is. */
+  readonly toJson?: QualifiedName;
+  /** Domain representation: the cast function from text, applied to filter values (eq, in, …). */
+  readonly fromText?: QualifiedName;
   /** Set for a computed field: `column` is then rendered as `fn(row)` (PostgREST's computed columns). */
-  readonly computed?: QualifiedName;
+  readonly computed?: QualifiedName & {
+    /** The row type the function takes: the row is cast to it, so an overload is picked even when the row is a record (a write's RETURNING). */
+    readonly rowType?: QualifiedName;
+  };
 }
 
 /**

@@ -45,7 +45,8 @@ function chooseSchema(input: HttpInput, method: HttpMethod, schemas: ReadonlyArr
   const requested = headerValue(input, header);
   if (requested === undefined) return ok({ schema: schemas[0]!, fromProfile: false });
   if (!schemas.includes(requested)) {
-    return err(errors.DBRST106(`The schema must be one of the following: ${schemas.join(', ')}`));
+    // PostgREST v12+: the message names the schema asked for, the hint lists the exposed ones.
+    return err(errors.DBRST106(`Invalid schema: ${requested}`, { hint: `Only the following schemas are exposed: ${schemas.join(', ')}` }));
   }
   return ok({ schema: requested, fromProfile: true });
 }
@@ -63,20 +64,21 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   if (!schema.ok) return schema;
 
   // Only GET/HEAD calls take arguments from the query string.
-  const argNames = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD')
-    ? ctx.routineArgNames(schema.value.schema, target.value.name)
-    : null;
+  const rpcRead = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD');
+  const argNames = rpcRead ? ctx.routineArgNames(schema.value.schema, target.value.name) : null;
   const isRpcArg = (name: string) => argNames?.has(name) ?? false;
   const params = parseUrlEncoded(search);
   if (params === null) {
     return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   }
-  const query = parseQueryParams(params, { isRpcArg });
+  const query = parseQueryParams(params, { isRpcArg, rpcRead });
   if (!query.ok) return query;
 
   const rangeUnit = headerValue(input, 'range-unit');
   const rangeHeader = headerValue(input, 'range');
-  const range = rangeHeader !== undefined && (rangeUnit === undefined || rangeUnit.toLowerCase() === 'items') && (method === 'GET' || method === 'HEAD')
+  // PostgREST reads the Range header on GET only; HEAD, POST /rpc and the others ignore it
+  // (Query/RpcSpec.hs "ignores Range header when method is different than GET").
+  const range = rangeHeader !== undefined && (rangeUnit === undefined || rangeUnit.toLowerCase() === 'items') && method === 'GET'
     ? parseRangeHeader(rangeHeader)
     : null;
 

@@ -23,3 +23,18 @@ export function applyHeaders(headers: Record<string, string | string[]>, list: R
     }
   }
 }
+
+/**
+ * PostgREST's `Content-Location` of a read: `/<relation>` and the query string in canonical form —
+ * parameters sorted by name (stably), each name and value percent-encoded except for
+ * `A-Z a-z 0-9 - _ . ~` (QueryParams.qsCanonical; Query/QuerySpec.hs "Canonical location").
+ */
+export function canonicalLocation(relation: string, pairs: ReadonlyArray<readonly [string, string]>): string {
+  if (pairs.length === 0) return `/${relation}`;
+  const sorted = [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return `/${relation}?${sorted.map(([k, v]) => `${urlEncode(k)}=${urlEncode(v)}`).join('&')}`;
+}
+
+/** Network.HTTP.Base.urlEncode: UTF-8, every byte but the unreserved characters as %XX. */
+const urlEncode = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);

@@ -5,7 +5,7 @@ import { jsonRowsToCsv } from './csv.js';
 import type { ReadMedia } from './negotiate.js';
 
 export function singularError(pageCount: number) {
-  return errors.DBRST116('JSON object requested, multiple (or no) rows returned', {
+  return errors.DBRST116('Cannot coerce the result to a single JSON object', {
     details: `The result contains ${pageCount} rows`,
   });
 }

@@ -10,7 +10,11 @@ import { constant, ident, join, qualified, sql, value, type Sql } from './fragme
 
 /** `"alias"."col"`, `"alias"."data"->$1->>$2`, `to_jsonb("alias"."n")->$1` (non-json columns). */
 export function fieldSql(alias: string, f: PlannedField): Sql {
-  const column = f.computed ? sql`${qualified(f.computed)}(${ident(alias)})` : sql`${ident(alias)}.${ident(f.column)}`;
+  const column = f.computed
+    ? f.computed.rowType
+      ? sql`${qualified(f.computed)}(${ident(alias)}::${qualified(f.computed.rowType)})`
+      : sql`${qualified(f.computed)}(${ident(alias)})`
+    : sql`${ident(alias)}.${ident(f.column)}`;
   if (f.jsonPath.length === 0) return column;
   let out = f.toJsonb ? sql`to_jsonb(${column})` : column;
   for (const step of f.jsonPath) {
@@ -69,7 +73,20 @@ export function arrayLiteral(values: ReadonlyArray<string>): string {
   return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
+/** Operators whose value is a value of the column's type: a domain's cast from text applies to it. */
+const TYPED_VALUE = new Set<SimpleOperator>(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct']);
+
 function operationSql(field: PlannedField, left: Sql, op: Operation): Sql {
+  const fromText = field.fromText;
+  if (fromText) {
+    // Domain representations: the filter value is text the domain's implicit cast function reads.
+    if (op.kind === 'simple' && op.quantifier === null && TYPED_VALUE.has(op.op)) {
+      return sql`${left} ${SIMPLE[op.op]} ${qualified(fromText)}(${value(op.value, 'text')})`;
+    }
+    if (op.kind === 'in') {
+      return sql`${left} IN (SELECT ${qualified(fromText)}(pgrst_v) FROM unnest(${value(arrayLiteral(op.values), 'text[]')}) AS pgrst_v)`;
+    }
+  }
   switch (op.kind) {
     case 'simple':
       if (op.quantifier === null) return sql`${left} ${SIMPLE[op.op]} ${likePattern(op.op, op.value)}`;

@@ -225,7 +225,8 @@ export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: b
   const defaults = body.applyDefaults ? body.columns.filter((c) => c.default !== null) : [];
   const useDefaults = defaults.length > 0;
   const param = useDefaults ? value(body.text, 'jsonb') : value(body.text, 'json');
-  if (!useDefaults && body.columns.length > 0 && (body.isObject || !opts.limitOne)) {
+  const represented = body.columns.some((c) => c.fromJson);
+  if (!useDefaults && !represented && body.columns.length > 0 && (body.isObject || !opts.limitOne)) {
     // The common case, without the layers: fewer plan nodes to start and a shorter text for
     // PostgreSQL to copy on every execution. json_to_record gives exactly one row, so a LIMIT 1
     // is only needed for an array.
@@ -262,8 +263,9 @@ export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: b
     const elements = useDefaults ? constant('pg_catalog.jsonb_array_elements') : constant('pg_catalog.json_array_elements');
     rows = body.isObject ? sql`SELECT FROM (VALUES (1)) AS _` : sql`SELECT FROM ${elements}(${src}) AS _`;
   } else {
-    const names = join(body.columns.map((c) => ident(c.name)));
-    const typed = join(body.columns.map((c) => sql`${ident(c.name)} ${catalogType(c.type)}`));
+    // Domain representations: a column with a cast from json is read as json and converted.
+    const names = join(body.columns.map((c) => (c.fromJson ? sql`${qualified(c.fromJson)}(_.${ident(c.name)}) AS ${ident(c.name)}` : ident(c.name))));
+    const typed = join(body.columns.map((c) => sql`${ident(c.name)} ${c.fromJson ? constant('json') : catalogType(c.type)}`));
     rows = sql`SELECT ${names} FROM ${fn}(${src}) AS _(${typed})`;
   }
   return sql`${from}, LATERAL (${rows}${limit}) pgrst_body`;

@@ -27,8 +27,9 @@
 //   → WITH pgrst_mutation AS (…), pgrst_source AS (SELECT … FROM pgrst_mutation AS "projects" …)
 //     SELECT NULL::bigint AS total_count, … FROM (SELECT * FROM pgrst_source) AS _postgrest_t
 //
-// - buildReadBody(source, plan): the root node over `source AS "<root alias>"` with embeds, but
-//   WITHOUT the root's filters, order and range (PostgREST applies those in the mutation itself).
+// - buildReadBody(source, plan): the root node over `source AS "<root alias>"` with embeds and the
+//   root's order, but WITHOUT the root's filters and range (PostgREST applies those in the mutation
+//   itself; the order also sorts the representation of the written rows).
 //   The source must expose every column the select list, the root's embeds' join conditions and
 //   `*` need — RETURNING * (or the table's row) is always enough.
 // - buildReadRowsStatement(plan, { source?, rootFilters?, rootOrder?, rootRange? }): the general
@@ -40,7 +41,7 @@
 import type { PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
-import { catalogType, constant, empty, ident, join, rowCount, sql, type Sql } from './fragment.js';
+import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
 
 export { buildCountQuery, buildPlannedCountStatement } from './count.js';
 
@@ -66,7 +67,7 @@ export function buildReadRowsStatement(plan: ReadPlan, opts: RowsOptions = {}): 
 
 /** The select/embeds of `plan` over the rows of `source` (a CTE of written rows, a call). */
 export function buildReadBody(source: Sql, plan: ReadPlan): Sql {
-  return buildReadRowsStatement(plan, { source, rootFilters: false, rootOrder: false, rootRange: false });
+  return buildReadRowsStatement(plan, { source, rootFilters: false, rootOrder: true, rootRange: false });
 }
 
 /** `nullif(current_setting('response.headers', true), '')`: what the request's SQL set, if anything. */
@@ -196,14 +197,21 @@ function ordinal(n: number): Sql {
   return constant(String(n) as `${number}`);
 }
 
-function selectItemSql(alias: string, s: PlannedSelect): Sql {
+function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['columns']): Sql {
   switch (s.kind) {
     case 'star':
-      return sql`${ident(alias)}.*`;
+      // Domain representations: `*` is spelled out when a column has a cast to json, which is
+      // applied to it (PostgREST's domain representations); otherwise `alias.*`.
+      if (!columns.some((c) => c.representation?.toJson)) return sql`${ident(alias)}.*`;
+      return join(columns.map((c) => {
+        const toJson = c.representation?.toJson;
+        return toJson ? sql`${qualified(toJson)}(${ident(alias)}.${ident(c.name)}) AS ${ident(c.name)}` : sql`${ident(alias)}.${ident(c.name)}`;
+      }));
     case 'count':
       return sql`${castSql(constant('COUNT(*)'), s.cast)} AS ${ident(s.outputName)}`;
     case 'field': {
       const plain = s.cast === null && s.aggregate === null && s.field.jsonPath.length === 0;
+      if (plain && s.field.toJson) return sql`${qualified(s.field.toJson)}(${fieldSql(alias, s.field)}) AS ${ident(s.outputName)}`;
       if (plain && s.outputName === s.field.column && !s.field.computed) return fieldSql(alias, s.field);
       let x = castSql(fieldSql(alias, s.field), s.cast);
       if (s.aggregate !== null) x = castSql(sql`${AGGREGATE[s.aggregate]}(${x})`, s.aggregateCast);
@@ -226,7 +234,7 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   const groupBy: Sql[] = [];
   const grouped = node.aggregates;
   for (const s of node.select) {
-    items.push(selectItemSql(node.alias, s));
+    items.push(selectItemSql(node.alias, s, node.columns));
     const isAggregate = s.kind === 'count' || (s.kind === 'field' && s.aggregate !== null);
     if (grouped && !isAggregate) groupBy.push(ordinal(items.length));
   }

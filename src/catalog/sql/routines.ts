@@ -1,6 +1,7 @@
 // Functions and procedures of the exposed schemas: what `/rpc/<name>` can call. Aggregates,
 // window functions and trigger functions are not routines of the API. Which routines are
 // callable (PostgREST: at most one unnamed argument, of a body-sized type) is decided in build.ts.
+// char(n)/bit(n) parameters are described as their varying forms (see the `type` column below).
 import { DOMAIN_BASE_CTE } from './relations.js';
 
 /**
@@ -41,7 +42,16 @@ LEFT JOIN pg_description d ON d.objoid = p.oid AND d.classoid = 'pg_proc'::regcl
 LEFT JOIN LATERAL (
   SELECT json_agg(json_build_object(
     'name', coalesce(a.name, ''),
-    'type', format_type(a.type, NULL),
+    -- A parameter has no typmod, and casting to bare character/bit means length 1: the value
+    -- would be cut to its first character. PostgREST widens them to their varying forms (#1586);
+    -- PostgreSQL casts those back implicitly when it calls the function.
+    'type', CASE a.type
+      WHEN 'bpchar'::regtype THEN 'character varying'
+      WHEN '_bpchar'::regtype THEN 'character varying[]'
+      WHEN 'bit'::regtype THEN 'bit varying'
+      WHEN '_bit'::regtype THEN 'bit varying[]'
+      ELSE format_type(a.type, NULL)
+    END,
     'mode', coalesce(a.mode::text, 'i')
   ) ORDER BY a.idx) AS params
   FROM unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]), p.proargmodes, p.proargnames)

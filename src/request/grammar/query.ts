@@ -13,6 +13,13 @@ import { parseSelect } from './select.js';
 export interface QueryParamsOptions {
   /** True for names the planner will bind to arguments of the called function. */
   readonly isRpcArg?: (name: string) => boolean;
+  /**
+   * `GET`/`HEAD /rpc/f`: the first occurrence of a parameter name is that argument; any other
+   * parameter whose value is not a filter (`x=1`, not `x=gt.1`) is an argument too, so an unknown
+   * name makes the call unmatched (404 DBRST202) instead of a filter parse error (PostgREST's
+   * QueryParams.parse with isRpcRead).
+   */
+  readonly rpcRead?: boolean;
 }
 
 /** Reserved only as whole names. */
@@ -37,6 +44,7 @@ export function parseQueryParams(
   const order: Array<{ readonly path: EmbedPath; readonly terms: ReadonlyArray<OrderTerm> }> = [];
   const ranges = new Map<string, { path: EmbedPath; offset: number; limit: number | null }>();
   const rpcArgs: Array<readonly [string, string]> = [];
+  const argNamesSeen = new Set<string>();
 
   const rangeFor = (path: EmbedPath) => {
     const k = JSON.stringify(path);
@@ -89,13 +97,20 @@ export function parseQueryParams(
       }
       continue;
     }
-    if (key !== '' && opts.isRpcArg?.(key) === true) {
+    if (key !== '' && opts.isRpcArg?.(key) === true && !(opts.rpcRead === true && argNamesSeen.has(key))) {
+      argNamesSeen.add(key);
       rpcArgs.push([key, value]);
       continue;
     }
     // Everything else is a filter; an empty name fails here as "failed to parse tree path ()".
     const r = parseFilter(key, value);
-    if (!r.ok) return r;
+    if (!r.ok) {
+      if (opts.rpcRead === true && key !== '' && !key.includes('.')) {
+        rpcArgs.push([key, value]);
+        continue;
+      }
+      return r;
+    }
     logic.push({ path: r.value.path, tree: { kind: 'filter', filter: r.value.filter } });
   }
 

@@ -139,7 +139,8 @@ t.test("planned count: EXPLAIN of the count query, !inner as EXISTS", async (t) 
   t.same(s.values, ["3","x"]);
 });
 
-t.test("the write/RPC seam: select and embeds over pgrst_source, root filters/order/range left to the caller", async (t) => {
+t.test("the write seam: select, embeds and the root order over pgrst_source, root filters/range left to the caller", async (t) => {
+  // The root order sorts a write's representation (PostgREST: PATCH /t?order=id.desc answers in that order).
   const s = compile(buildReadBody(sql`pgrst_source`, planOk('projects', 'select=name,clients(name)&id=eq.1&order=name&limit=1')));
   t.equal(s.text, lines(
     'SELECT "projects"."name", row_to_json("projects_clients_1".*) AS "clients"',
@@ -147,6 +148,7 @@ t.test("the write/RPC seam: select and embeds over pgrst_source, root filters/or
     'LEFT JOIN LATERAL (SELECT "clients_1"."name"',
     'FROM "test"."clients" AS "clients_1"',
     'WHERE "clients_1"."id" = "projects"."client_id") AS "projects_clients_1" ON TRUE',
+    'ORDER BY "projects"."name"',
   ));
   t.same(s.values, []);
 });

@@ -56,10 +56,10 @@ t.test('request GUCs', async (t) => {
     t.equal(res.text, '');
   });
 
-  t.test('anonymous: empty claims object, anonymous role, no cookies', async (t) => {
+  t.test('anonymous: claims name the anonymous role (PostgREST v16), no cookies', async (t) => {
     const [ctx] = (await s.request('/request_context')).json();
     t.equal(ctx.current_user, 'auth_anon');
-    t.same(ctx.claims, {});
+    t.same(ctx.claims, { role: 'auth_anon' });
     t.same(ctx.cookies, {});
   });
 
@@ -72,7 +72,7 @@ t.test('request GUCs', async (t) => {
   t.test('settings are transaction-local: nothing leaks between requests', async (t) => {
     await s.request('/request_context', { headers: { ...(await bearer({ role: 'auth_user', sub: 'x' })), Cookie: 'a=1' } });
     const [ctx] = (await s.request('/request_context')).json();
-    t.same(ctx.claims, {});
+    t.same(ctx.claims, { role: 'auth_anon' });
     t.same(ctx.cookies, {});
     t.equal(ctx.current_user, 'auth_anon');
   });

@@ -303,7 +303,7 @@ t.test('nested role claim path', async (t) => {
   const cfg = config({ jwtRoleClaimKey: '.app_metadata.roles[1]' });
   const token = await sign({ app_metadata: { roles: ['viewer', 'editor'] } }, text(SECRET));
   t.same(expectOk(t, await auth(cfg, `Bearer ${token}`)), {
-    role: 'editor', claims: { app_metadata: { roles: ['viewer', 'editor'] } }, authenticated: true,
+    role: 'editor', claims: { app_metadata: { roles: ['viewer', 'editor'] }, role: 'editor' }, authenticated: true,
   });
 });
 
@@ -320,7 +320,7 @@ t.test('a non-string role claim is used as its JSON text', async (t) => {
 
 t.test('missing role claim: the anonymous role, or DBRST302 without one', async (t) => {
   const token = await sign({ sub: 'u1' }, text(SECRET));
-  t.same(expectOk(t, await auth(config(), `Bearer ${token}`)), { role: 'web_anon', claims: { sub: 'u1' }, authenticated: false });
+  t.same(expectOk(t, await auth(config(), `Bearer ${token}`)), { role: 'web_anon', claims: { sub: 'u1', role: 'web_anon' }, authenticated: false });
   const e = expectErr(t, await auth(config({ dbAnonRole: null }), `Bearer ${token}`), 'DBRST302', 'Anonymous access is disabled');
   t.equal(e.status, 401);
   t.same(e.headers, { 'WWW-Authenticate': 'Bearer' });
@@ -329,7 +329,7 @@ t.test('missing role claim: the anonymous role, or DBRST302 without one', async 
 // ---- no token, no secret -------------------------------------------------------------------
 
 t.test('no Authorization header', async (t) => {
-  t.same(expectOk(t, await auth(config(), undefined)), { role: 'web_anon', claims: {}, authenticated: false });
+  t.same(expectOk(t, await auth(config(), undefined)), { role: 'web_anon', claims: { role: 'web_anon' }, authenticated: false });
   const e = expectErr(t, await auth(config({ dbAnonRole: null }), undefined), 'DBRST302', 'Anonymous access is disabled');
   t.equal(e.status, 401);
   t.same(e.headers, { 'WWW-Authenticate': 'Bearer' });

@@ -86,7 +86,8 @@ t.test('unknown columns are 42703 like PostgreSQL says', async (t) => {
     details: null,
     hint: 'Perhaps you meant to reference the column "projects.name".',
   });
-  t.match(planErr('projects', 'nope=eq.1'), { code: '42703', message: 'column projects.nope does not exist', hint: null }, 'filter');
+  t.match(planErr('projects', 'nope=eq.1'), { code: '42703', message: 'column projects.nope does not exist', hint: 'Perhaps you meant to reference the column "projects.name".' }, 'filter (PostgreSQL suggests name: distance 2)');
+  t.match(planErr('projects', 'nothing=eq.1'), { code: '42703', message: 'column projects.nothing does not exist', hint: null }, 'nothing close: no hint');
   t.match(planErr('projects', 'order=nope'), { code: '42703', message: 'column projects.nope does not exist' }, 'order');
   t.match(planErr('projects', 'select=id,clients(nope)'), { code: '42703', message: 'column clients.nope does not exist' }, 'embedded select');
   t.match(planErr('projects', 'select=id,clients(id)&clients.nope=eq.1'), { code: '42703', message: 'column clients.nope does not exist' }, 'embedded filter');
