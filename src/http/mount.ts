@@ -12,7 +12,7 @@ import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
-import { err, type ApiError, type Result } from '../errors/types.js';
+import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import { bindArguments, checkBodyType, negotiateProduces } from '../mount/bind.js';
 import { groupSchema, resolveMounts, type ResolvedGroup, type ResolvedMount } from '../mount/check.js';
 import { buildMountTable, type MountMatch, type MountTable } from '../mount/router.js';
@@ -177,10 +177,20 @@ async function runMountedCall(
     ...base,
     schema: m.routine.schema,
     target: { kind: 'routine', name: m.routine.name },
+    // A void function answers no body, so there is no media type to refuse (204, 201 + Location, 302).
+    ...(m.routine.returns.kind === 'void' ? { accept: ANY } : {}),
   };
   const planned = planBoundCall(m.routine, values.value, req, ctx.cache, ctx.app.config);
   if (!planned.ok) return planned;
-  return executeCall(planned.value, req, who, ctx.cache, groupApp(ctx.app, ctx.cache, group));
+  const res = await executeCall(planned.value, req, who, ctx.cache, groupApp(ctx.app, ctx.cache, group));
+  return res.ok ? ok(withoutContentRange(res.value)) : res;
+}
+
+/** A mounted call's answer is the API's own: /rpc's `Content-Range` (`0-0/*` for one value) means nothing to its clients. */
+function withoutContentRange(spec: ResponseSpec): ResponseSpec {
+  if (spec.headers['Content-Range'] === undefined) return spec;
+  const { 'Content-Range': _dropped, ...headers } = spec.headers;
+  return { ...spec, headers };
 }
 
 /** A table or view below a mount path: PostgREST's grammar, with bound columns as `eq` filters. */

@@ -43,6 +43,7 @@ t.test('route mounts', async (t) => {
     t.equal(body.gucPath, '/api/shop/echo/a%20b', 'request.path is the mounted path');
     t.equal(body.gucMethod, 'GET');
     t.same(body.gucCookies, { session: 's1', other: 'o' }, 'request.cookies');
+    t.equal(res.headers['content-range'], undefined, "no /rpc Content-Range on a mount's answer");
 
     const post = (await s.request('/api/shop/echo/z?opt=given', { method: 'POST' })).json();
     t.equal(post.method, 'POST');
@@ -94,6 +95,10 @@ t.test('route mounts', async (t) => {
     t.match(location, /^\/api\/shop\/items\/\d+$/);
     t.equal(created.text, '');
     t.same((await s.request(location)).json(), { id: Number(location.split('/').pop()), name: 'kiwi', qty: 4 });
+
+    const xmlOnly = await s.request('/api/shop/items', { method: 'POST', headers: { Accept: 'application/xml' }, body: { name: 'fig' } });
+    t.equal(xmlOnly.status, 201, 'a void function has no body, so any Accept the mount takes will do');
+    t.equal(xmlOnly.headers['content-type'], undefined);
 
     const found = await s.request('/api/shop/find?name=kiwi');
     t.equal(found.status, 302);
