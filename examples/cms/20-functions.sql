@@ -327,8 +327,10 @@ BEGIN
   END IF;
   IF cms.body_format(p_content_type, 'SessionInput') = 'json' THEN
     j := cms.parse_json(p_body);
-    IF jsonb_typeof(j) <> 'object' OR (SELECT array_agg(k) FROM jsonb_object_keys(j) k) <> ARRAY['SessionInput']
-       OR jsonb_typeof(j->'SessionInput') <> 'object' THEN
+    IF jsonb_typeof(j) <> 'object' THEN
+      PERFORM cms.fail(400, 'The body must be an object with the single key SessionInput.');
+    END IF;
+    IF (SELECT array_agg(k) FROM jsonb_object_keys(j) k) IS DISTINCT FROM ARRAY['SessionInput'] OR jsonb_typeof(j->'SessionInput') <> 'object' THEN
       PERFORM cms.fail(400, 'The body must be an object with the single key SessionInput.');
     END IF;
     IF jsonb_typeof(j->'SessionInput'->'login') IS DISTINCT FROM 'string' OR jsonb_typeof(j->'SessionInput'->'password') IS DISTINCT FROM 'string' THEN

@@ -10,5 +10,7 @@ GRANT EXECUTE ON FUNCTION
   cms.bookmark_list(jsonb, text),
   cms.bookmark_check(text),
   cms.bookmark_create(text),
-  cms.bookmark_delete(text)
+  cms.bookmark_delete(text),
+  cms.activity_log_list(jsonb, text),
+  cms.activity_log_search(text, text, text)
 TO web_anon;

@@ -7,6 +7,7 @@ const ENDPOINTS: Array<[string, string]> = [
   ['/user/sessions', 'POST'],
   ['/user/sessions/current', 'GET, HEAD'],
   ['/user/sessions/abc', 'DELETE'],
+  ['/activity-log-group/list', 'GET, HEAD, POST'],
   ['/bookmark', 'GET, HEAD'],
   ['/bookmark/65', 'GET, HEAD, POST, DELETE'],
 ];
