@@ -12,5 +12,6 @@ GRANT EXECUTE ON FUNCTION
   cms.bookmark_create(text),
   cms.bookmark_delete(text),
   cms.activity_log_list(jsonb, text),
-  cms.activity_log_search(text, text, text)
+  cms.activity_log_search(text, text, text),
+  cms.calendar_event_list(jsonb, text)
 TO web_anon;

@@ -10,6 +10,7 @@ const ENDPOINTS: Array<[string, string]> = [
   ['/activity-log-group/list', 'GET, HEAD, POST'],
   ['/bookmark', 'GET, HEAD'],
   ['/bookmark/65', 'GET, HEAD, POST, DELETE'],
+  ['/calendar/event', 'GET, HEAD'],
 ];
 
 t.test('CMS API errors', async (t) => {
