@@ -41,6 +41,10 @@ BEGIN
           FOR item IN SELECT value FROM json_array_elements(v) LOOP
             kids := kids || cms.xml_of(cms.xml_item_name(k), item);
           END LOOP;
+        ELSIF json_typeof(v) IN ('string', 'number', 'boolean') THEN
+          -- A scalar member inline (the common case; no recursive call).
+          s := CASE json_typeof(v) WHEN 'string' THEN cms.xml_escape(v #>> '{}') ELSE v::text END;
+          kids := kids || CASE WHEN s = '' THEN '<' || k || '/>' ELSE '<' || k || '>' || s || '</' || k || '>' END;
         ELSE
           kids := kids || cms.xml_of(k, v);
         END IF;
@@ -85,7 +89,11 @@ CREATE FUNCTION cms.link(type_name text, href text) RETURNS json LANGUAGE sql IM
   SELECT json_build_object('_media-type', cms.media_type(type_name), '_href', href)
 $$;
 
-CREATE FUNCTION cms.base() RETURNS text LANGUAGE sql STABLE AS $$ SELECT base_path FROM cms.settings $$;
+-- plpgsql, so that its plan is cached per connection (a SQL function with FROM is planned per call).
+CREATE FUNCTION cms.base() RETURNS text LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT base_path FROM cms.settings);
+END $$;
 
 -- ---- errors ------------------------------------------------------------------------------------------
 
@@ -392,41 +400,44 @@ CREATE FUNCTION cms.to_iso(t timestamptz) RETURNS text LANGUAGE sql IMMUTABLE AS
   SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')
 $$;
 
-CREATE FUNCTION cms.location_href(path_string text) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT cms.base() || '/content/locations' || rtrim(path_string, '/')
-$$;
-
-CREATE FUNCTION cms.location_json(l cms.locations) RETURNS json LANGUAGE sql STABLE AS $$
-  SELECT json_build_object(
-    '_media-type', cms.media_type('Location'), '_href', cms.location_href(l.path_string),
+CREATE FUNCTION cms.location_json(l cms.locations) RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  base text := cms.base();
+  href text := base || '/content/locations' || rtrim(l.path_string, '/');
+  obj text := base || '/content/objects/' || l.content;
+  c cms.contents;
+  parent_path text;
+  children bigint;
+BEGIN
+  SELECT * INTO c FROM cms.contents WHERE id = l.content;
+  SELECT path_string INTO parent_path FROM cms.locations WHERE id = l.parent;
+  SELECT count(*) INTO children FROM cms.locations k WHERE k.parent = l.id;
+  RETURN json_build_object(
+    '_media-type', cms.media_type('Location'), '_href', href,
     'id', l.id, 'priority', l.priority, 'hidden', l.hidden, 'invisible', l.invisible, 'explicitlyHidden', l.explicitly_hidden,
-    'ParentLocation', cms.link('Location', cms.location_href(coalesce(p.path_string, l.path_string))),
+    'ParentLocation', cms.link('Location', base || '/content/locations' || rtrim(coalesce(parent_path, l.path_string), '/')),
     'pathString', l.path_string, 'depth', l.depth,
-    'childCount', (SELECT count(*) FROM cms.locations k WHERE k.parent = l.id),
+    'childCount', children,
     'remoteId', l.remote_id,
-    'Children', cms.link('LocationList', cms.location_href(l.path_string) || '/children'),
+    'Children', cms.link('LocationList', href || '/children'),
     'Content', cms.link('Content', obj),
     'sortField', l.sort_field, 'sortOrder', l.sort_order,
-    'UrlAliases', cms.link('UrlAliasRefList', cms.location_href(l.path_string) || '/urlaliases'),
+    'UrlAliases', cms.link('UrlAliasRefList', href || '/urlaliases'),
     'ContentInfo', json_build_object('_media-type', cms.media_type('ContentInfo'), '_href', obj,
       'Content', json_build_object('_media-type', cms.media_type('ContentInfo'), '_href', obj,
         '_remoteId', c.remote_id, '_id', c.id,
-        'ContentType', cms.link('ContentType', cms.base() || '/content/types/' || c.content_type),
+        'ContentType', cms.link('ContentType', base || '/content/types/' || c.content_type),
         'Name', c.name, 'TranslatedName', c.name,
         'Versions', cms.link('VersionList', obj || '/versions'),
         'CurrentVersion', cms.link('Version', obj || '/currentversion'),
-        'Section', cms.link('Section', cms.base() || '/content/sections/' || c.section),
+        'Section', cms.link('Section', base || '/content/sections/' || c.section),
         'Locations', cms.link('LocationList', obj || '/locations'),
-        'Owner', cms.link('User', cms.base() || '/user/users/' || c.owner),
+        'Owner', cms.link('User', base || '/user/users/' || c.owner),
         'lastModificationDate', cms.to_iso(c.modified), 'publishedDate', cms.to_iso(c.published),
         'mainLanguageCode', c.main_language, 'currentVersionNo', c.current_version,
         'alwaysAvailable', c.always_available, 'isHidden', c.is_hidden, 'status', c.status,
-        'ObjectStates', cms.link('ContentObjectStates', obj || '/objectstates'))))
-  FROM cms.contents c
-  CROSS JOIN LATERAL (SELECT cms.base() || '/content/objects/' || c.id AS obj) o
-  LEFT JOIN cms.locations p ON p.id = l.parent
-  WHERE c.id = l.content
-$$;
+        'ObjectStates', cms.link('ContentObjectStates', obj || '/objectstates'))));
+END $$;
 
 -- GET /bookmark (§6.1).
 CREATE FUNCTION cms.bookmark_list(p_query jsonb, p_media text) RETURNS cms."*/*"
