@@ -13,6 +13,17 @@ CREATE EXTENSION IF NOT EXISTS pgcrypto;
 CREATE SCHEMA cms;
 GRANT USAGE ON SCHEMA cms TO web_anon;
 
+-- pgcrypto may live in any schema (public, extensions, …): cms.<name> wrappers call it there, so the
+-- rest of the example does not depend on the search_path it is loaded or run with.
+DO $$
+DECLARE s text := (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pgcrypto');
+BEGIN
+  EXECUTE format('CREATE FUNCTION cms.gen_random_bytes(integer) RETURNS bytea LANGUAGE sql VOLATILE STRICT AS $f$ SELECT %s.gen_random_bytes($1) $f$', s);
+  EXECUTE format('CREATE FUNCTION cms.gen_salt(text) RETURNS text LANGUAGE sql VOLATILE STRICT AS $f$ SELECT %s.gen_salt($1) $f$', s);
+  EXECUTE format('CREATE FUNCTION cms.crypt(text, text) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $f$ SELECT %s.crypt($1, $2) $f$', s);
+  EXECUTE format('CREATE FUNCTION cms.hmac(bytea, bytea, text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $f$ SELECT %s.hmac($1, $2, $3) $f$', s);
+END $$;
+
 -- One row. The JWT secret is generated here, at load time (the embedded default has no place for
 -- app.settings.cms_jwt_secret); when that setting is present it wins (see cms.jwt_secret()).
 CREATE TABLE cms.settings (
@@ -24,7 +35,7 @@ CREATE TABLE cms.settings (
   max_limit              integer NOT NULL DEFAULT 100,
   calendar_default_count integer NOT NULL DEFAULT 10,
   calendar_max_count     integer NOT NULL DEFAULT 100,
-  jwt_secret             bytea   NOT NULL DEFAULT gen_random_bytes(32)
+  jwt_secret             bytea   NOT NULL DEFAULT cms.gen_random_bytes(32)
 );
 INSERT INTO cms.settings DEFAULT VALUES;
 

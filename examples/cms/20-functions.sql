@@ -164,7 +164,7 @@ CREATE FUNCTION cms.jwt_secret() RETURNS bytea LANGUAGE sql STABLE AS $$
 $$;
 
 CREATE FUNCTION cms.hmac_b64(msg text) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT cms.b64url(hmac(convert_to(msg, 'UTF8'), cms.jwt_secret(), 'sha256'))
+  SELECT cms.b64url(cms.hmac(convert_to(msg, 'UTF8'), cms.jwt_secret(), 'sha256'))
 $$;
 
 CREATE FUNCTION cms.jwt_sign(claims jsonb) RETURNS text LANGUAGE sql STABLE AS $$
@@ -357,12 +357,12 @@ BEGIN
       PERFORM cms.fail(400, 'SessionInput needs login and password.');
     END IF;
   END IF;
-  SELECT * INTO u FROM cms.users WHERE login = v_login AND enabled AND password_hash = crypt(v_password, password_hash);
+  SELECT * INTO u FROM cms.users WHERE login = v_login AND enabled AND password_hash = cms.crypt(v_password, password_hash);
   IF NOT FOUND THEN
     PERFORM cms.fail(401, 'Invalid login or password.');
   END IF;
   INSERT INTO cms.sessions (identifier, user_id, csrf_token, expires_at)
-  VALUES (cms.b64url(gen_random_bytes(12)), u.id, cms.b64url(gen_random_bytes(32)), to_timestamp(iat + cfg.session_ttl_seconds))
+  VALUES (cms.b64url(cms.gen_random_bytes(12)), u.id, cms.b64url(cms.gen_random_bytes(32)), to_timestamp(iat + cfg.session_ttl_seconds))
   RETURNING * INTO s;
   PERFORM set_config('response.status', '201', true);
   RETURN cms.respond('Session', cms.session_json(s), p_media, jsonb_build_array(

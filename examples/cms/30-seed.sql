@@ -24,10 +24,10 @@ INSERT INTO cms.content_types (id, identifier) VALUES
   (50, 'landing_page');
 
 INSERT INTO cms.users (id, login, password_hash, email, enabled, policies) VALUES
-  (14, 'admin', crypt('Lumen-Admin-2024', gen_salt('bf')), 'admin@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "all"}, {"module": "calendar", "function": "read"}]'::jsonb),
-  (41, 'editor', crypt('Editor-Pass-77', gen_salt('bf')), 'editor@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": ["/1/2/"]}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb),
-  (57, 'visitor', crypt('Visitor-Pass-31', gen_salt('bf')), 'visitor@lumenfield.test', true, '[]'::jsonb),
-  (63, 'translator', crypt('Traduire-2024', gen_salt('bf')), 'translator@lumenfield.test', false, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb);
+  (14, 'admin', cms.crypt('Lumen-Admin-2024', cms.gen_salt('bf')), 'admin@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "all"}, {"module": "calendar", "function": "read"}]'::jsonb),
+  (41, 'editor', cms.crypt('Editor-Pass-77', cms.gen_salt('bf')), 'editor@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": ["/1/2/"]}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb),
+  (57, 'visitor', cms.crypt('Visitor-Pass-31', cms.gen_salt('bf')), 'visitor@lumenfield.test', true, '[]'::jsonb),
+  (63, 'translator', cms.crypt('Traduire-2024', cms.gen_salt('bf')), 'translator@lumenfield.test', false, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb);
 
 INSERT INTO cms.contents (id, content_type, name, remote_id, section, owner, main_language, current_version, always_available, is_hidden, status, published, modified) VALUES
   (1, 1, 'Root', 'e11a58d65bdd16cf4eca095d25fe3f7c', 1, 14, 'eng-GB', 1, true, false, 'PUBLISHED', '2023-01-02T08:00:00+00:00', '2023-01-02T08:00:00+00:00'),

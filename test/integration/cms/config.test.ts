@@ -8,8 +8,9 @@ import { loadConfig } from '../../../src/config/load.js';
 import { startServer } from '../../../src/http/start.js';
 import { createLogger } from '../../../src/observe/log.js';
 import { createTestDatabase } from '../../helpers/db.js';
-import { httpRequest } from '../../helpers/server.js';
-import { BASE, EXAMPLE_DIR, exampleSql } from './cms-server.js';
+import { httpRequest, startTestServer } from '../../helpers/server.js';
+import { readFileSync } from 'node:fs';
+import { BASE, EXAMPLE_DIR, exampleSql, login } from './cms-server.js';
 
 t.test('dbrest.config.json serves the example', async (t) => {
   const db = await createTestDatabase(exampleSql());
@@ -34,6 +35,15 @@ t.test('dbrest.config.json serves the example', async (t) => {
   t.equal(list.status, 200);
   t.equal(list.json().BookmarkList.count, 4);
   t.equal((await httpRequest(`${server.url}${BASE}/nope`)).json().ErrorMessage.errorCode, 404);
+});
+
+t.test('pgcrypto in another schema (as on Supabase): the example still loads and logs in', async (t) => {
+  const db = await createTestDatabase(['CREATE SCHEMA extensions; CREATE EXTENSION pgcrypto WITH SCHEMA extensions;', ...exampleSql()]);
+  t.teardown(() => db.drop());
+  t.same(await db.query("SELECT extnamespace::regnamespace::text AS s FROM pg_extension WHERE extname = 'pgcrypto'"), [{ s: 'extensions' }]);
+  const server = await startTestServer(t, { db, config: { 'db-anon-role': 'web_anon', routes: readFileSync(path.join(EXAMPLE_DIR, 'routes.json'), 'utf8') } });
+  const session = await login(server, 'editor');
+  t.equal((await httpRequest(`${server.url}${BASE}/user/sessions/current`, { headers: { Cookie: session.cookie } })).status, 200);
 });
 
 t.test('no CMS-specific code in src/', async (t) => {
