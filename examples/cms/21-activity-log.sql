@@ -233,7 +233,7 @@ END $$;
 -- ---- the list --------------------------------------------------------------------------------------
 
 -- The groups matching `where_sql` visible to the user of policy `pol`, in `order_sql`, paged.
-CREATE FUNCTION cms.alg_list(pol jsonb, where_sql text, order_sql text, v_offset integer, v_limit integer, p_media text)
+CREATE FUNCTION cms.alg_list(pol jsonb, where_sql text, order_sql text, v_offset bigint, v_limit bigint, p_media text)
 RETURNS cms."*/*" LANGUAGE plpgsql STABLE AS $$
 DECLARE groups json;
 BEGIN
@@ -266,8 +266,8 @@ DECLARE
 BEGIN
   SELECT * INTO cfg FROM cms.settings;
   RETURN cms.alg_list(pol, 'true', 'g.logged_at DESC, g.id DESC',
-    cms.int_param(p_query, 'offset', 0, 0, NULL)::integer,
-    cms.int_param(p_query, 'limit', cfg.default_limit, 1, cfg.max_limit)::integer, p_media);
+    cms.int_param(p_query, 'offset', 0, 0, NULL),
+    cms.int_param(p_query, 'limit', cfg.default_limit, 1, cfg.max_limit), p_media);
 END $$;
 
 -- POST /activity-log-group/list (§7.3): criteria, sort clauses, offset/limit; oldest first by default.

@@ -76,6 +76,10 @@ t.test('CMS API errors', async (t) => {
       ['application/json;q=0.5, application/xml', 'xml'],
       ['text/html, application/xml;q=0.9, application/json;q=0.8', 'xml'],
       ['application/xml;q=0, application/json', 'json'],
+      ['application/xml, application/json', 'xml'],
+      ['application/json, application/xml', 'json'],
+      ['application/vnd.cms.api.Other+xml', 'xml'],
+      ['text/html;q=0.9, */*;q=0.1', 'json'],
     ];
     for (const [accept, format] of cases) {
       const res = await s.request(`${BASE}/bookmark`, accept ? { headers: { Accept: accept } } : {});
@@ -97,6 +101,9 @@ t.test('CMS API errors', async (t) => {
       as(s, a, '/bookmark/99999999999999999999'),
       as(s, a, '/bookmark/99999999999999999999', { method: 'POST' }),
       as(s, a, '/activity-log-group/list?limit=1e3'),
+      as(s, a, '/activity-log-group/list?offset=999999999999'),
+      as(s, a, '/bookmark?offset=999999999999'),
+      as(s, a, '/bookmark?offset=9999999999999999999999'),
       as(s, a, '/activity-log-group/list', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[1,' }),
       as(s, a, '/activity-log-group/list', { method: 'POST', headers: { 'Content-Type': 'application/xml' }, body: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><ActivityLogListInput><limit>&e;</limit></ActivityLogListInput>' }),
       as(s, a, '/calendar/event?start=9999999999999999999999'),
@@ -104,8 +111,9 @@ t.test('CMS API errors', async (t) => {
       s.request(`${BASE}/user/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"SessionInput": {"login": "\\u0000", "password": "x"}}' }),
     ];
     for (const res of await Promise.all(probes)) {
-      t.ok(res.status >= 400 && res.status < 500, `${res.status}: ${res.text.slice(0, 120)}`);
-      t.ok(res.json().ErrorMessage, 'an ErrorMessage');
+      t.ok(res.status < 500, `${res.status}: ${res.text.slice(0, 120)}`);
+      if (res.status >= 400) t.ok(res.json().ErrorMessage, 'an ErrorMessage');
+      else t.equal(res.status, 200, 'a huge offset is a valid, empty page');
     }
   });
 });
