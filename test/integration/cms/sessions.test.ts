@@ -172,6 +172,18 @@ t.test('CMS API sessions', async (t) => {
     }
   });
 
+  t.test('an expired session row, or a user disabled since, is no session', async (t) => {
+    const a = await login(s, 'editor');
+    t.equal((await as(s, a, '/user/sessions/current')).status, 200);
+    await s.db.query("UPDATE cms.sessions SET expires_at = now() - interval '1 second' WHERE identifier = $1", [a.identifier]);
+    t.equal((await as(s, a, '/user/sessions/current')).status, 404, 'expired on the server');
+    const b = await login(s, 'editor');
+    await s.db.query("UPDATE cms.users SET enabled = false WHERE login = 'editor'");
+    t.equal((await as(s, b, '/bookmark')).status, 401, 'disabled after log-in');
+    await s.db.query("UPDATE cms.users SET enabled = true WHERE login = 'editor'");
+    t.equal((await as(s, b, '/bookmark')).status, 200);
+  });
+
   t.test('CSRF: unsafe methods with a session need X-CSRF-Token; safe ones and login never', async (t) => {
     const a = await login(s, 'admin');
     for (const method of ['POST', 'DELETE']) {
