@@ -15,7 +15,7 @@
 //   BENCH_W6_REQUESTS      sequential big-response requests per server (default 3)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
-//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1 (default all)
+//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2 (default all)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
 //
@@ -168,6 +168,7 @@ interface HttpRequest {
 
 interface HttpResponse {
   readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
   readonly body: Buffer | null;
   readonly bytes: number;
   /** Time to the first body byte (or the end, for an empty body) and to the last byte. */
@@ -191,7 +192,7 @@ function request(port: number, req: HttpRequest, timeoutMs: number, keepBody = t
         });
         res.on('end', () => {
           const totalMs = performance.now() - t0;
-          resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks) : null, bytes, ttfbMs: ttfb < 0 ? totalMs : ttfb, totalMs });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: keepBody ? Buffer.concat(chunks) : null, bytes, ttfbMs: ttfb < 0 ? totalMs : ttfb, totalMs });
         });
         res.on('error', reject);
       },
@@ -626,11 +627,91 @@ async function runPairCase(c: PairCase, port: number): Promise<PairResult> {
   return {
     id: c.id,
     title: c.title,
-    a: { request: `GET ${c.a.requests[0]!.path}`, side: a },
-    b: { request: `GET ${c.b.requests[0]!.path}`, side: b },
+    a: { request: `${c.a.requests[0]!.method} ${c.a.requests[0]!.path}`, side: a },
+    b: { request: `${c.b.requests[0]!.method} ${c.b.requests[0]!.path}`, side: b },
     cpuRatio: ca && cb ? round(cb / ca, 3) : null,
     rpsRatio: a.outcome === 'ok' && b.outcome === 'ok' ? round(b.figures!.reqPerSec / a.figures!.reqPerSec, 3) : null,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// C1–C3: the CMS API example (examples/cms) mounted, next to GET /rpc of the same functions, on a
+// second dbrest serving the example's own configuration, logged in as its demo admin.
+
+const CMS = '/api/cms/v2';
+const CMS_FILTER = JSON.stringify({
+  ActivityLogGroupListInput: {
+    limit: 10,
+    criteria: [{ type: 'action', value: ['create', 'publish'] }, { type: 'logged_at', value: '2024-03-01', operator: '>=' }],
+    sortClauses: [{ type: 'logged_at', direction: 'DESC' }],
+  },
+});
+
+function cmsPairCases(session: { cookie: string; csrf: string }): PairCase[] {
+  const q = (o: Record<string, string>) => new URLSearchParams(o).toString();
+  const get = (path: string, headers: Record<string, string> = {}): HttpRequest => ({ method: 'GET', path, headers: { cookie: session.cookie, ...headers } });
+  const one = (id: string, title: string, r: HttpRequest): LoadCase => ({ id, title, requests: [r] });
+  return [
+    {
+      id: 'C1',
+      title: 'CMS bookmarks JSON: /rpc vs mount',
+      a: one('C1a', '/rpc', get(`/rpc/bookmark_list?${q({ p_query: '{}', p_media: 'application/json' })}`)),
+      b: one('C1b', 'mount', get(`${CMS}/bookmark`)),
+    },
+    {
+      id: 'C2',
+      title: 'CMS bookmarks XML: /rpc vs mount',
+      a: one('C2a', '/rpc', get(`/rpc/bookmark_list?${q({ p_query: '{}', p_media: 'application/xml' })}`)),
+      b: one('C2b', 'mount', get(`${CMS}/bookmark`, { accept: 'application/vnd.cms.api.BookmarkList+xml' })),
+    },
+    {
+      id: 'C3',
+      title: 'CMS activity log filter: /rpc vs mount',
+      a: one('C3a', '/rpc', get(`/rpc/activity_log_search?${q({ p_body: CMS_FILTER, p_content_type: 'application/json', p_media: 'application/json' })}`)),
+      b: one('C3b', 'mount', {
+        method: 'POST',
+        path: `${CMS}/activity-log-group/list`,
+        headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+        body: CMS_FILTER,
+      }),
+    },
+  ];
+}
+
+/** Load examples/cms into the bench database and serve it with the example's config; log in as admin. */
+async function startCmsServer(uri: string): Promise<{ child: Child; port: number; session: { cookie: string; csrf: string } } | { reason: string }> {
+  const dir = path.join(root, 'examples', 'cms');
+  const client = new pg.Client({ connectionString: uri });
+  await client.connect();
+  try {
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.sql')).sort()) await client.query(readFileSync(path.join(dir, f), 'utf8'));
+  } finally {
+    await client.end();
+  }
+  const port = await freePort();
+  const child = startChild('dbrest-cms', [cfg.dbrestBin, 'serve', path.join(dir, 'dbrest.config.json')], {
+    DBREST_DB_URI: uri,
+    // /rpc gets the session check the mounts' group runs as its pre-request.
+    DBREST_DB_PRE_REQUEST: 'cms.pre_request',
+    DBREST_DB_POOL: String(cfg.pool),
+    DBREST_SERVER_HOST: '127.0.0.1',
+    DBREST_SERVER_PORT: String(port),
+    DBREST_LOG_LEVEL: 'error',
+  });
+  cleanups.push(() => child.stop());
+  const up = await waitAnswering(port, child, 30_000);
+  if ('reason' in up) return { reason: up.reason };
+  if (child.pid) serverPids.set(port, child.pid);
+  const login = await request(port, {
+    method: 'POST',
+    path: `${CMS}/user/sessions`,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ SessionInput: { login: 'admin', password: 'Lumen-Admin-2024' } }),
+  }, 10_000);
+  const cookie = (login.headers['set-cookie'] ?? [])[0]?.split(';')[0];
+  if (login.status !== 201 || !cookie) return { reason: `log-in answered ${login.status}: ${snippet(login.body)}` };
+  const csrf = (JSON.parse(login.body!.toString()) as { Session: { csrfToken: string } }).Session.csrfToken;
+  return { child, port, session: { cookie, csrf } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -956,7 +1037,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -1032,6 +1113,15 @@ async function main(): Promise<number> {
 
   const pairs: PairResult[] = [];
   for (const c of pairCases()) if (wanted(c.id) && dbrestDown === null) pairs.push(await runPairCase(c, dbrestPort));
+  if (['C1', 'C2', 'C3'].some(wanted)) {
+    log('loading examples/cms and starting a dbrest for it…');
+    const cms = await startCmsServer(dataset.uri);
+    if ('reason' in cms) log(`  CMS cases not run: ${cms.reason}`);
+    else {
+      for (const c of cmsPairCases(cms.session)) if (wanted(c.id)) pairs.push(await runPairCase(c, cms.port));
+      await cms.child.stop();
+    }
+  }
 
   const big = wanted('W6') ? await runBigCase(floor, floorPort, dbrestDown ? null : dbrest, dbrestDown ? null : dbrestPort, dbrestDown) : null;
 
