@@ -38,6 +38,12 @@ t.test('npx dbrest serve on a bare machine', async (t) => {
   t.same(films.json(), [{ title: 'Cléo from 5 to 7' }, { title: 'The Gleaners and I' }]);
   const root = await httpRequest(`http://localhost:${port}/`);
   t.ok(root.json().paths['/films'], 'the OpenAPI document lists the quickstart tables');
+  // The other examples, each in its own schema, mounted at their own prefixes next to the quickstart.
+  t.match(first.output(), /CMS API: curl 'http:\/\/localhost:\d+\/api\/cms\/v2\//, 'the start-up lines name the CMS API with a URL to try');
+  const cms = await httpRequest(`http://localhost:${port}/api/cms/v2/bookmark`);
+  t.equal(cms.status, 401, 'the CMS API answers: bookmarks need a session');
+  t.equal(cms.headers['content-type'], 'application/vnd.cms.api.ErrorMessage+json');
+  t.match(cms.json(), { ErrorMessage: { errorCode: 401 } });
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0);
 
