@@ -538,7 +538,7 @@ DECLARE
   ref content.pages;
   ord_sql text[] := '{}';
   item text;
-  name text;
+  oname text;
   descending boolean;
   words text[];
   op text;
@@ -606,8 +606,8 @@ BEGIN
     ELSE
       FOREACH item IN ARRAY string_to_array(q->>'order', ',') LOOP
         descending := left(item, 1) = '-';
-        name := CASE WHEN descending THEN substr(item, 2) ELSE item END;
-        SELECT * INTO d FROM content.field_defs(resource, ptype) f WHERE f.orderable AND f.name = listing.name;
+        oname := CASE WHEN descending THEN substr(item, 2) ELSE item END;
+        SELECT * INTO d FROM content.field_defs(resource, ptype) f WHERE f.orderable AND f.name = oname;
         IF NOT FOUND THEN PERFORM content.bad_request(format('cannot order by ''%s'' (unknown field)', item)); END IF;
         ord_sql := ord_sql || (replace(d.db_expr, '$a', 'a') || CASE WHEN d.kind = 'text' THEN ' COLLATE "C"' ELSE '' END
                                || CASE WHEN descending THEN ' DESC' ELSE '' END);
