@@ -4,8 +4,10 @@
 -- only execute the SECURITY DEFINER functions of 20-api.sql (spec: ../shared/spec/content-api.md).
 BEGIN;
 
+-- Roles are cluster-wide: tolerate another database creating it at the same moment.
 DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'web_anon') THEN CREATE ROLE web_anon NOLOGIN; END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$;
 
 -- Search: words are lowercased and stripped of accents (spec §6.9).
@@ -67,9 +69,11 @@ CREATE TABLE IF NOT EXISTS content.pages (
   search_words       tsvector NOT NULL DEFAULT ''
 );
 -- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
+-- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
+CREATE INDEX IF NOT EXISTS pages_path_visible_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent);
 CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
 CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
-CREATE INDEX IF NOT EXISTS pages_type_idx ON content.pages (type, path);                -- type=
+CREATE INDEX IF NOT EXISTS pages_type_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at);  -- type=
 CREATE INDEX IF NOT EXISTS pages_search_idx ON content.pages USING gin (search_words);  -- search=
 CREATE INDEX IF NOT EXISTS pages_private_idx ON content.pages (path) WHERE private;     -- in_private upkeep
 

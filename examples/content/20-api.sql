@@ -153,9 +153,10 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION content.site_roots(site integer) RETURNS text[]
-LANGUAGE sql STABLE AS $$
-  SELECT coalesce(array_agg(path ORDER BY path), '{}') FROM content.site_trees WHERE site_id = site
-$$;
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(array_agg(path ORDER BY path), '{}') FROM content.site_trees WHERE site_id = site);
+END $$;
 
 CREATE OR REPLACE FUNCTION content.site_root_page(site integer) RETURNS integer
 LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$;
@@ -175,9 +176,10 @@ $$;
 
 -- The visible page with this id (decimal string), or NULL.
 CREATE OR REPLACE FUNCTION content.visible_page(v text, roots text[]) RETURNS content.pages
-LANGUAGE sql STABLE AS $$
-  SELECT p FROM content.pages p WHERE p.id = content.to_int(v) AND content.page_visible(p, roots)
-$$;
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT p FROM content.pages p WHERE p.id = content.to_int(v) AND content.page_visible(p, roots));
+END $$;
 
 CREATE OR REPLACE FUNCTION content.root_url(hostname text, port integer) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
@@ -188,8 +190,9 @@ $$;
 -- html_url (§3.5): the site whose tree holds the page, a locale prefix when the page's locale is not
 -- the site root's, then the slugs below the tree root.
 CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT content.root_url(s.hostname, s.port)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT content.root_url(s.hostname, s.port)
       || CASE WHEN p_locale = r.locale_id THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
       || CASE WHEN p_depth <= t.depth THEN '/'
               ELSE '/' || (SELECT string_agg(a.slug, '/' ORDER BY a.depth) FROM content.pages a
@@ -199,19 +202,20 @@ LANGUAGE sql STABLE AS $$
   JOIN content.pages r ON r.id = s.root_page
   WHERE p_path LIKE t.path || '%'
   ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id
-  LIMIT 1
-$$;
+  LIMIT 1);
+END $$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
 CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
-LANGUAGE sql STABLE AS $$
-  SELECT json_build_object('id', p.id,
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT json_build_object('id', p.id,
     'meta', json_build_object('type', p.type,
       'detail_url', (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/pages/' || p.id || '/',
       'html_url', content.page_html_url(p.path, p.depth, p.locale_id)),
     'title', p.title)
-  FROM content.pages p WHERE p.id = pid AND content.page_visible(p, roots)
-$$;
+  FROM content.pages p WHERE p.id = pid AND content.page_visible(p, roots));
+END $$;
 
 -- ── fields (§4) ─────────────────────────────────────────────────────────────────────────────────
 -- Every field of a resource (pages: of the single type `ptype`, NULL for base fields only), in
@@ -219,7 +223,9 @@ $$;
 -- $r: the SQL literal of the request's site roots); `kind` drives filter parsing and nesting.
 CREATE OR REPLACE FUNCTION content.field_defs(resource text, ptype text)
 RETURNS TABLE (ord integer, name text, place text, kind text, detail_only boolean, filterable boolean, orderable boolean, expr text, db_expr text)
-LANGUAGE sql STABLE AS $$
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY
   WITH cfg AS (SELECT * FROM content.settings LIMIT 1)
   SELECT v.* FROM cfg, (VALUES
     (0,   'id',                 'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
@@ -237,7 +243,7 @@ LANGUAGE sql STABLE AS $$
     (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
-  WHERE resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
+  WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
   UNION ALL
   SELECT 300 + n::integer, f->>'name', 'body', f->>'kind', false, true, true,
          format('$a.fields->%L', f->>'name'),
@@ -245,7 +251,7 @@ LANGUAGE sql STABLE AS $$
                          WHEN 'date' THEN format('($a.fields->>%L)::date', f->>'name')
                          ELSE format('($a.fields->>%L)::integer', f->>'name') END
   FROM content.page_types t, jsonb_array_elements(t.fields) WITH ORDINALITY AS x(f, n)
-  WHERE resource = 'pages' AND t.type = ptype
+  WHERE field_defs.resource = 'pages' AND t.type = field_defs.ptype
   UNION ALL
   SELECT v.* FROM (VALUES
     (0,   'id',           'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
@@ -257,7 +263,7 @@ LANGUAGE sql STABLE AS $$
     (201, 'width',        'body', 'integer',  false, true,  true,  '$a.width', '$a.width'),
     (202, 'height',       'body', 'integer',  false, true,  true,  '$a.height', '$a.height')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
-  WHERE resource = 'images'
+  WHERE field_defs.resource = 'images'
   UNION ALL
   SELECT v.* FROM (VALUES
     (0,   'id',           'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
@@ -267,23 +273,24 @@ LANGUAGE sql STABLE AS $$
     (104, 'download_url', 'meta', 'computed', false, false, false, '$b || ''/documents/'' || $a.id || ''/'' || $a.file', NULL),
     (200, 'title',        'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
-  WHERE resource = 'documents'
-  ORDER BY 1
-$$;
+  WHERE field_defs.resource = 'documents'
+  ORDER BY 1;
+END $$;
 
 -- Default field sets (§4): view is listing, detail or nested.
 CREATE OR REPLACE FUNCTION content.default_fields(resource text, ptype text, view text) RETURNS text[]
-LANGUAGE sql STABLE AS $$
-  SELECT CASE
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN CASE
     WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN
-      ARRAY(SELECT name FROM content.field_defs(resource, ptype) ORDER BY ord)
+      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f ORDER BY f.ord)
     WHEN resource = 'pages' AND view = 'listing' THEN
-      ARRAY(SELECT name FROM content.field_defs(resource, ptype)
-             WHERE name IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY ord)
+      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f
+             WHERE f.name IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY f.ord)
     WHEN resource = 'pages' THEN ARRAY['id', 'type', 'detail_url', 'title']
     WHEN view = 'listing' THEN ARRAY['id', 'type', 'detail_url', 'tags', 'download_url', 'title']
-    ELSE ARRAY['id', 'type', 'detail_url', 'download_url', 'title'] END
-$$;
+    ELSE ARRAY['id', 'type', 'detail_url', 'download_url', 'title'] END;
+END $$;
 
 CREATE OR REPLACE FUNCTION content.fields_fail(msg text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT400' USING MESSAGE = 'fields error: ' || msg; END $$;

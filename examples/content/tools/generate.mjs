@@ -20,6 +20,7 @@ try {
   await client.query(sql);
   const started = Date.now();
   const { rows } = await client.query('SELECT content.generate($1) AS summary', [n]);
+  await client.query('VACUUM ANALYZE content.pages');
   console.log(`${rows[0].summary} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } finally {
   await client.end();

@@ -3,7 +3,8 @@
 -- documents in proportion (N/20, N/50). Not loaded by the embedded default (it lives in tools/).
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f examples/content/tools/generate.sql -c 'SELECT content.generate(100000)'
 -- or: node examples/content/tools/generate.mjs [N] (DATABASE_URL names the database).
--- Deterministic for a given N and seed (setseed).
+-- Deterministic for a given N and seed (setseed). Run VACUUM ANALYZE content.pages afterwards (generate.mjs
+-- does) so that counts are index-only scans.
 CREATE OR REPLACE FUNCTION content.generate(n integer DEFAULT 100000, seed double precision DEFAULT 0.42) RETURNS text
 LANGUAGE plpgsql AS $gen$
 DECLARE
