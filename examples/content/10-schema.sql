@@ -1,8 +1,8 @@
 -- Public content API (/api/v2), modelled on Wagtail's API v2: the tables. Loaded once, as a
 -- superuser, before 20-api.sql and 30-seed.sql (psql -v ON_ERROR_STOP=1 -f each file in name order).
+-- No BEGIN/COMMIT of its own: the embedded default loads all files in one transaction, `psql -1` in one each.
 -- Everything lives in schema `content`; the tables stay private: requests run as web_anon, which may
 -- only execute the SECURITY DEFINER functions of 20-api.sql (spec: ../shared/spec/content-api.md).
-BEGIN;
 
 -- Roles are cluster-wide: tolerate another database creating it at the same moment.
 DO $$ BEGIN
@@ -171,5 +171,3 @@ END $$;
 DROP TRIGGER IF EXISTS pages_in_private ON content.pages;
 CREATE TRIGGER pages_in_private AFTER INSERT OR DELETE OR UPDATE OF private, path
   ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_in_private();
-
-COMMIT;

@@ -7,7 +7,6 @@
 -- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by two statements
 -- built from fixed SQL fragments and quoted literals (format %L): count(*) and one json_agg over the
 -- LIMITed rows, so nothing per row is computed for rows that are not returned.
-BEGIN;
 
 -- ── errors ──────────────────────────────────────────────────────────────────────────────────────
 CREATE OR REPLACE FUNCTION content.bad_request(msg text) RETURNS void
@@ -802,5 +801,3 @@ GRANT EXECUTE ON FUNCTION
   content.pages_find(json, text), content.images_find(json), content.documents_find(json),
   content.render_error(jsonb)
 TO web_anon;
-
-COMMIT;

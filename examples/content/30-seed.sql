@@ -1,7 +1,6 @@
 -- Demo data of the content API, converted once from ../shared/fixtures/content-demo.json and owned
 -- here (the example works without ../shared). Two sites share one page tree; site A has an English
 -- and a French tree. Loaded only into an empty schema.
-BEGIN;
 
 DO $seed$ BEGIN
 IF EXISTS (SELECT FROM content.pages) THEN RETURN; END IF;
@@ -82,5 +81,3 @@ INSERT INTO content.documents (id, title, file, collection, tags) VALUES
   (7, 'membership form', 'membership-form.docx', 1, ARRAY['forms']::text[]);
 
 END $seed$;
-
-COMMIT;
