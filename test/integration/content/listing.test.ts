@@ -100,6 +100,19 @@ t.test('content API: listings and detail views', async (t) => {
     t.match(abc.headers['content-type'], /^application\/json/);
   });
 
+  t.test('§8.1, §11.11 detail views ignore listing parameters; a repeated parameter counts with its last value', async (t) => {
+    const plain = (await getJson(s, '/api/v2/pages/7/')).body;
+    for (const q of ['slug=nope', 'child_of=abc', 'limit=abc&offset=-1', 'order=nope', 'search_operator=x&search=y', 'type=nope', 'locale=xx']) {
+      const r = await getJson(s, `/api/v2/pages/7/?${q}`);
+      t.equal(r.status, 200, q);
+      t.strictSame(r.body, plain, q);
+    }
+    t.equal((await getJson(s, '/api/v2/images/1/?width=1&order=nope')).status, 200);
+    t.equal((await getJson(s, '/api/v2/documents/1/?foo=bar')).status, 200);
+    t.same(await ids(s, '/api/v2/pages/?limit=abc&limit=2'), [2, 3], 'limit=abc&limit=2: the last value');
+    t.strictSame((await getJson(s, '/api/v2/pages/?limit=2&limit=abc')).body, { message: 'limit must be a positive integer' });
+  });
+
   t.test('§3.4 expired pages are not visible', async (t) => {
     const s2 = await startContentServer(t, ["UPDATE content.pages SET expire_at = '2020-01-01T00:00:00Z' WHERE id = 15"]);
     t.notOk((await ids(s2, '/api/v2/pages/')).includes(15));
