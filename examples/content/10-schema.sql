@@ -118,6 +118,7 @@ CREATE OR REPLACE FUNCTION content.words(t text) RETURNS text[]
 LANGUAGE sql STABLE SET search_path = content, public, pg_catalog AS $$
   SELECT coalesce(array_agg(DISTINCT m[1]), '{}')
   FROM regexp_matches(lower(public.unaccent(coalesce(t, ''))), '([[:alnum:]]+)', 'g') AS m
+  WHERE octet_length(m[1]) <= 2046   -- the longest lexeme a tsvector holds
 $$;
 
 CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector

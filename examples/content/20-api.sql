@@ -294,25 +294,33 @@ END $$;
 CREATE OR REPLACE FUNCTION content.fields_fail(msg text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT400' USING MESSAGE = 'fields error: ' || msg; END $$;
 
--- The `fields` grammar (§7.1), a port of Wagtail's parse_fields_parameter: from 0-based position
--- `start`, a list of {"n": name, "neg": bool, "sub": [...] | null}; `rest` is the position after it.
-CREATE OR REPLACE FUNCTION content.fields_parse_list(s text, start integer, expect_close boolean, OUT items jsonb, OUT rest integer)
+-- The `fields` grammar (§7.1), a port of Wagtail's parse_fields_parameter, made iterative (an explicit
+-- stack of open brackets) so that no nesting depth can exhaust the server's stack: a list of
+-- {"n": name, "neg": bool, "sub": [...] | null}.
+CREATE OR REPLACE FUNCTION content.fields_parse(s text) RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-  len integer := length(s);
-  pos integer := start;
+  len integer := length(coalesce(s, ''));
+  pos integer := 0;
   c text;
   ident text;
   negated boolean;
   first_char boolean;
+  sub jsonb;
+  -- the frame of the list being parsed
+  items jsonb := '[]';
   is_first boolean := true;
   first_ident text;
-  sub jsonb;
-  r record;
+  -- the frames of the enclosing lists, and the item each bracket belongs to
+  level integer := 0;
+  st_items jsonb[] := '{}';
+  st_first boolean[] := '{}';
+  st_first_ident text[] := '{}';
+  st_ident text[] := '{}';
+  st_neg boolean[] := '{}';
 BEGIN
-  items := '[]';
-  WHILE pos < len LOOP
-    sub := NULL;
+  LOOP
+    EXIT WHEN pos >= len;
     ident := '';
     negated := false;
     first_char := true;
@@ -347,34 +355,43 @@ BEGIN
     END IF;
     IF pos < len AND substr(s, pos + 1, 1) = '(' THEN
       IF negated THEN PERFORM content.fields_fail(format('unexpected char ''('' at position %s', pos)); END IF;
-      SELECT * INTO r FROM content.fields_parse_list(s, pos + 1, true);
-      sub := r.items;
-      pos := r.rest;
+      -- open a sub-list: keep this frame and the item it belongs to
+      st_items := st_items || items; st_first := st_first || is_first; st_first_ident := st_first_ident || first_ident;
+      st_ident := st_ident || ident; st_neg := st_neg || negated;
+      level := level + 1;
+      items := '[]'; is_first := true; first_ident := NULL;
+      pos := pos + 1;
+      CONTINUE;
     END IF;
-    IF is_first THEN
-      first_ident := ident;
-    ELSE
-      IF first_ident = '_' AND negated THEN PERFORM content.fields_fail('negated fields with ''_'' doesn''t make sense'); END IF;
-      IF first_ident = '*' AND NOT negated AND sub IS NULL THEN PERFORM content.fields_fail('additional fields with ''*'' doesn''t make sense'); END IF;
-    END IF;
-    items := items || jsonb_build_array(jsonb_build_object('n', ident, 'neg', negated, 'sub', sub));
-    IF pos < len AND substr(s, pos + 1, 1) = ')' THEN
-      IF NOT expect_close THEN PERFORM content.fields_fail(format('unexpected char '')'' at position %s', pos)); END IF;
-      rest := pos + 1;
-      RETURN;
-    END IF;
+    sub := NULL;
+    -- finish the item, then every item whose sub-list a ')' closes right after it
+    LOOP
+      IF is_first THEN
+        first_ident := ident;
+      ELSE
+        IF first_ident = '_' AND negated THEN PERFORM content.fields_fail('negated fields with ''_'' doesn''t make sense'); END IF;
+        IF first_ident = '*' AND NOT negated AND sub IS NULL THEN PERFORM content.fields_fail('additional fields with ''*'' doesn''t make sense'); END IF;
+      END IF;
+      items := items || jsonb_build_array(jsonb_build_object('n', ident, 'neg', negated, 'sub', sub));
+      EXIT WHEN NOT (pos < len AND substr(s, pos + 1, 1) = ')');
+      IF level = 0 THEN PERFORM content.fields_fail(format('unexpected char '')'' at position %s', pos)); END IF;
+      pos := pos + 1;
+      sub := items;
+      items := st_items[level]; is_first := st_first[level]; first_ident := st_first_ident[level];
+      ident := st_ident[level]; negated := st_neg[level];
+      st_items := st_items[1:level - 1]; st_first := st_first[1:level - 1]; st_first_ident := st_first_ident[1:level - 1];
+      st_ident := st_ident[1:level - 1]; st_neg := st_neg[1:level - 1];
+      level := level - 1;
+    END LOOP;
     IF pos < len AND substr(s, pos + 1, 1) = ',' THEN
       pos := pos + 1;
       IF pos >= len THEN PERFORM content.fields_fail(format('unexpected char '','' at position %s', pos)); END IF;
     END IF;
     is_first := false;
   END LOOP;
-  IF expect_close THEN PERFORM content.fields_fail('unexpected end of input (did you miss out a close bracket?)'); END IF;
-  rest := pos;
+  IF level > 0 THEN PERFORM content.fields_fail('unexpected end of input (did you miss out a close bracket?)'); END IF;
+  RETURN items;
 END $$;
-
-CREATE OR REPLACE FUNCTION content.fields_parse(s text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE AS $$ SELECT (content.fields_parse_list(coalesce(s, ''), 0, false)).items $$;
 
 -- Field selection (§7.2, §7.3): {"sel": [names], "sub": {relation: selection}} for a view.
 CREATE OR REPLACE FUNCTION content.fields_resolve(resource text, ptype text, view text, parsed jsonb) RETURNS jsonb
@@ -639,6 +656,11 @@ BEGIN
     op := coalesce(q->>'search_operator', 'and');
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     words := content.words(replace(q->>'search', content.nul(), ' '));
+    -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
+    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent(replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
+                               WHERE octet_length(m[1]) > 2046) THEN
+      words := '{}';
+    END IF;
     IF cardinality(words) = 0 THEN
       conds := conds || 'false'::text;
     ELSE
