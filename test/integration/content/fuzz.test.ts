@@ -1,4 +1,4 @@
-// Content API fuzz: 6,000 generated query strings (seeded PRNG, bounded lengths) against the listing,
+// Content API fuzz: 6,000 generated query strings (seeded PRNG, bounded lengths, a few long values) against the listing,
 // detail and find endpoints of pages, images and documents. Every answer must be 200, 302, 400 or
 // 404; errors carry a JSON body with a string `message`; nothing is ever a 5xx.
 import t from 'tap';
@@ -53,6 +53,8 @@ const KNOWN: ReadonlyArray<RegExp> = [
 function generate(rand: () => number, n: number): Array<{ path: string; host: string | undefined }> {
   const pick = <T,>(a: ReadonlyArray<T>): T => a[Math.floor(rand() * a.length)]!;
   const value = (): string => {
+    // now and then a long value: one atom repeated (deep brackets, long words, many items)
+    if (rand() < 0.04) return pick(['a(', 'feed_image(', ')', 'a', 'x,', '-', 'word%20', '%C3%A9', '/x', '1']).repeat(50 + Math.floor(rand() * 300));
     const parts = 1 + Math.floor(rand() * 3);
     let v = '';
     for (let i = 0; i < parts; i++) {
