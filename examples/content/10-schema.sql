@@ -11,7 +11,7 @@ EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$;
 
 -- Search: words are lowercased and stripped of accents (spec §6.9).
-CREATE EXTENSION IF NOT EXISTS unaccent;
+CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public;
 
 CREATE SCHEMA IF NOT EXISTS content;
 
@@ -115,9 +115,9 @@ CREATE INDEX IF NOT EXISTS documents_tags_idx ON content.documents USING gin (ta
 -- Words of a text (§6.9): maximal runs of letters and digits, lowercased, without accents.
 -- unaccent() is only STABLE (it reads a dictionary), so the tsvectors are kept by triggers.
 CREATE OR REPLACE FUNCTION content.words(t text) RETURNS text[]
-LANGUAGE sql STABLE SET search_path = content, public, pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
   SELECT coalesce(array_agg(DISTINCT m[1]), '{}')
-  FROM regexp_matches(lower(public.unaccent(coalesce(t, ''))), '([[:alnum:]]+)', 'g') AS m
+  FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, ''))), '([[:alnum:]]+)', 'g') AS m
   WHERE octet_length(m[1]) <= 2046   -- the longest lexeme a tsvector holds
 $$;
 
@@ -125,7 +125,7 @@ CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector
 LANGUAGE sql STABLE AS $$ SELECT array_to_tsvector(content.words(t)) $$;
 
 CREATE OR REPLACE FUNCTION content.pages_search_words() RETURNS trigger
-LANGUAGE plpgsql SET search_path = content, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
   -- title, seo_title, search_description and every text custom field of the page's type
   NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, NEW.seo_title, NEW.search_description,
@@ -139,7 +139,7 @@ CREATE TRIGGER pages_search_words BEFORE INSERT OR UPDATE OF title, seo_title, s
   ON content.pages FOR EACH ROW EXECUTE FUNCTION content.pages_search_words();
 
 CREATE OR REPLACE FUNCTION content.media_search_words() RETURNS trigger
-LANGUAGE plpgsql SET search_path = content, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
   NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, array_to_string(NEW.tags, ' ')));
   RETURN NEW;
@@ -160,7 +160,7 @@ $$;
 -- in_private: the page or one of its ancestors is private (§3.4 rule 2), recomputed after each
 -- statement that can change it (loading is by statement; a per-row cascade would not be cheaper).
 CREATE OR REPLACE FUNCTION content.pages_in_private() RETURNS trigger
-LANGUAGE plpgsql SET search_path = content, pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
   UPDATE content.pages p SET in_private = x.v
     FROM (SELECT c.id, EXISTS (SELECT 1 FROM content.pages a

@@ -657,7 +657,7 @@ BEGIN
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     words := content.words(replace(q->>'search', content.nul(), ' '));
     -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
-    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent(replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
+    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
                                WHERE octet_length(m[1]) > 2046) THEN
       words := '{}';
     END IF;
@@ -782,27 +782,28 @@ BEGIN
 END $$;
 
 -- ── the endpoints (routes.json) ─────────────────────────────────────────────────────────────────
--- SECURITY DEFINER: web_anon reads the private tables only through these, with a pinned search_path.
+-- SECURITY DEFINER: web_anon reads the private tables only through these, with a pinned search_path
+-- (pg_catalog first; every name of ours is schema-qualified, unaccent names its dictionary).
 CREATE OR REPLACE FUNCTION content.pages_listing(query json, host text) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.listing('pages', query, host) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('pages', query, host) $$;
 CREATE OR REPLACE FUNCTION content.images_listing(query json) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.listing('images', query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('images', query, NULL) $$;
 CREATE OR REPLACE FUNCTION content.documents_listing(query json) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.listing('documents', query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('documents', query, NULL) $$;
 
 CREATE OR REPLACE FUNCTION content.pages_detail(id text, query json, host text) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.detail('pages', id, query, host) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('pages', id, query, host) $$;
 CREATE OR REPLACE FUNCTION content.images_detail(id text, query json) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.detail('images', id, query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('images', id, query, NULL) $$;
 CREATE OR REPLACE FUNCTION content.documents_detail(id text, query json) RETURNS json
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.detail('documents', id, query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('documents', id, query, NULL) $$;
 
 CREATE OR REPLACE FUNCTION content.pages_find(query json, host text) RETURNS void
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.find('pages', query, host) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('pages', query, host) $$;
 CREATE OR REPLACE FUNCTION content.images_find(query json) RETURNS void
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.find('images', query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('images', query, NULL) $$;
 CREATE OR REPLACE FUNCTION content.documents_find(query json) RETURNS void
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = content, public, pg_catalog AS $$ SELECT content.find('documents', query, NULL) $$;
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('documents', query, NULL) $$;
 
 COMMENT ON FUNCTION content.pages_listing(json, text) IS 'Pages visible in the request''s site: filters, tree filters, search, order, fields';
 COMMENT ON FUNCTION content.images_listing(json) IS 'Images in unrestricted collections';
