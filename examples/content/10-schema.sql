@@ -1,0 +1,174 @@
+-- Public content API (/api/v2), modelled on Wagtail's API v2: the tables. Loaded once, as a
+-- superuser, before 20-api.sql and 30-seed.sql (psql -v ON_ERROR_STOP=1 -f each file in name order).
+-- No BEGIN/COMMIT of its own: the embedded default loads all files in one transaction, `psql -1` in one each.
+-- Everything lives in schema `content`; the tables stay private: requests run as web_anon, which may
+-- only execute the SECURITY DEFINER functions of 20-api.sql (spec: ../shared/spec/content-api.md).
+
+-- Roles are cluster-wide: tolerate another database creating it at the same moment.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'web_anon') THEN CREATE ROLE web_anon NOLOGIN; END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END $$;
+
+-- Search: words are lowercased and stripped of accents (spec §6.9).
+CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public;
+
+CREATE SCHEMA IF NOT EXISTS content;
+
+-- Settings (§3.1): one row.
+CREATE TABLE IF NOT EXISTS content.settings (
+  one            boolean PRIMARY KEY DEFAULT true CHECK (one),
+  api_base_url   text    NOT NULL,
+  media_url      text    NOT NULL,
+  limit_max      integer CHECK (limit_max >= 0),         -- NULL: no maximum
+  i18n_enabled   boolean NOT NULL DEFAULT true,
+  search_enabled boolean NOT NULL DEFAULT true
+);
+
+CREATE TABLE IF NOT EXISTS content.locales (
+  id            integer PRIMARY KEY,
+  language_code text NOT NULL UNIQUE
+);
+
+CREATE TABLE IF NOT EXISTS content.collections (
+  id         integer PRIMARY KEY,
+  name       text NOT NULL,
+  restricted boolean NOT NULL DEFAULT false
+);
+
+-- Page types and their exported custom fields, in order (§3.3): fields = [{"name","kind"}, …],
+-- kind one of text, date, integer, image, document.
+CREATE TABLE IF NOT EXISTS content.page_types (
+  type   text PRIMARY KEY CHECK (type ~ '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+$'),
+  fields jsonb NOT NULL DEFAULT '[]'
+);
+
+-- The page tree (§3.3). `path`: 4 characters per level, COLLATE "C" so that a prefix LIKE uses the
+-- btree index (tree filters, visibility per site). `in_private`: the page or an ancestor is private,
+-- kept by a statement trigger. `search_words`: the words of the searched texts (§6.9), kept by a trigger.
+CREATE TABLE IF NOT EXISTS content.pages (
+  id                 integer PRIMARY KEY,
+  type               text NOT NULL REFERENCES content.page_types,
+  parent             integer REFERENCES content.pages DEFERRABLE INITIALLY DEFERRED,
+  path               text COLLATE "C" NOT NULL UNIQUE CHECK (length(path) % 4 = 0 AND length(path) > 0),
+  depth              integer NOT NULL CHECK (depth = length(path) / 4),
+  title              text NOT NULL,
+  slug               text NOT NULL,
+  locale_id          integer NOT NULL REFERENCES content.locales,
+  translation_key    text NOT NULL,
+  live               boolean NOT NULL DEFAULT true,
+  private            boolean NOT NULL DEFAULT false,
+  first_published_at timestamptz,
+  expire_at          timestamptz,
+  show_in_menus      boolean NOT NULL DEFAULT false,
+  seo_title          text NOT NULL DEFAULT '',
+  search_description text NOT NULL DEFAULT '',
+  alias_of           integer REFERENCES content.pages DEFERRABLE INITIALLY DEFERRED,
+  fields             jsonb NOT NULL DEFAULT '{}',
+  in_private         boolean NOT NULL DEFAULT false,
+  search_words       tsvector NOT NULL DEFAULT ''
+);
+-- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
+-- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
+CREATE INDEX IF NOT EXISTS pages_path_visible_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent);
+CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
+CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
+CREATE INDEX IF NOT EXISTS pages_type_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at);  -- type=
+CREATE INDEX IF NOT EXISTS pages_search_idx ON content.pages USING gin (search_words);  -- search=
+CREATE INDEX IF NOT EXISTS pages_private_idx ON content.pages (path) WHERE private;     -- in_private upkeep
+
+CREATE TABLE IF NOT EXISTS content.sites (
+  id              integer PRIMARY KEY,
+  hostname        text NOT NULL,
+  port            integer NOT NULL DEFAULT 80,
+  site_name       text NOT NULL DEFAULT '',
+  root_page       integer NOT NULL REFERENCES content.pages,
+  is_default_site boolean NOT NULL DEFAULT false,
+  UNIQUE (hostname, port)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS sites_one_default ON content.sites (is_default_site) WHERE is_default_site;
+
+CREATE TABLE IF NOT EXISTS content.images (
+  id           integer PRIMARY KEY,
+  title        text NOT NULL,
+  width        integer NOT NULL,
+  height       integer NOT NULL,
+  file         text NOT NULL,
+  collection   integer NOT NULL REFERENCES content.collections,
+  tags         text[] NOT NULL DEFAULT '{}',
+  search_words tsvector NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS images_search_idx ON content.images USING gin (search_words);
+CREATE INDEX IF NOT EXISTS images_tags_idx ON content.images USING gin (tags);
+
+CREATE TABLE IF NOT EXISTS content.documents (
+  id           integer PRIMARY KEY,
+  title        text NOT NULL,
+  file         text NOT NULL,
+  collection   integer NOT NULL REFERENCES content.collections,
+  tags         text[] NOT NULL DEFAULT '{}',
+  search_words tsvector NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS documents_search_idx ON content.documents USING gin (search_words);
+CREATE INDEX IF NOT EXISTS documents_tags_idx ON content.documents USING gin (tags);
+
+-- Words of a text (§6.9): maximal runs of letters and digits, lowercased, without accents.
+-- unaccent() is only STABLE (it reads a dictionary), so the tsvectors are kept by triggers.
+CREATE OR REPLACE FUNCTION content.words(t text) RETURNS text[]
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT coalesce(array_agg(DISTINCT m[1]), '{}')
+  FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, ''))), '([[:alnum:]]+)', 'g') AS m
+  WHERE octet_length(m[1]) <= 2046   -- the longest lexeme a tsvector holds
+$$;
+
+CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector
+LANGUAGE sql STABLE AS $$ SELECT array_to_tsvector(content.words(t)) $$;
+
+CREATE OR REPLACE FUNCTION content.pages_search_words() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  -- title, seo_title, search_description and every text custom field of the page's type
+  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, NEW.seo_title, NEW.search_description,
+    (SELECT string_agg(NEW.fields->>(f->>'name'), ' ')
+       FROM content.page_types t, jsonb_array_elements(t.fields) f
+      WHERE t.type = NEW.type AND f->>'kind' = 'text')));
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS pages_search_words ON content.pages;
+CREATE TRIGGER pages_search_words BEFORE INSERT OR UPDATE OF title, seo_title, search_description, fields, type
+  ON content.pages FOR EACH ROW EXECUTE FUNCTION content.pages_search_words();
+
+CREATE OR REPLACE FUNCTION content.media_search_words() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, array_to_string(NEW.tags, ' ')));
+  RETURN NEW;
+END $$;
+DROP TRIGGER IF EXISTS images_search_words ON content.images;
+CREATE TRIGGER images_search_words BEFORE INSERT OR UPDATE OF title, tags
+  ON content.images FOR EACH ROW EXECUTE FUNCTION content.media_search_words();
+DROP TRIGGER IF EXISTS documents_search_words ON content.documents;
+CREATE TRIGGER documents_search_words BEFORE INSERT OR UPDATE OF title, tags
+  ON content.documents FOR EACH ROW EXECUTE FUNCTION content.media_search_words();
+
+-- The paths of a page's ancestors and itself ('00010002' → {0001, 00010002}).
+CREATE OR REPLACE FUNCTION content.path_prefixes(path text) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT array_agg(left(path, 4 * k) ORDER BY k) FROM generate_series(1, length(path) / 4) k
+$$;
+
+-- in_private: the page or one of its ancestors is private (§3.4 rule 2), recomputed after each
+-- statement that can change it (loading is by statement; a per-row cascade would not be cheaper).
+CREATE OR REPLACE FUNCTION content.pages_in_private() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  UPDATE content.pages p SET in_private = x.v
+    FROM (SELECT c.id, EXISTS (SELECT 1 FROM content.pages a
+                                WHERE a.private AND a.path = ANY (content.path_prefixes(c.path))) AS v
+            FROM content.pages c) x
+   WHERE x.id = p.id AND p.in_private IS DISTINCT FROM x.v;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS pages_in_private ON content.pages;
+CREATE TRIGGER pages_in_private AFTER INSERT OR DELETE OR UPDATE OF private, path
+  ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_in_private();

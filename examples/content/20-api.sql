@@ -1,0 +1,826 @@
+-- Public content API (/api/v2): the functions that ARE the endpoints (one per route, bound by
+-- routes.json), the helpers they share, and the error renderer. Spec: content-api.md (section numbers
+-- below are its). Endpoint functions are SECURITY DEFINER with a pinned search_path so that web_anon
+-- reads through them only; every input error is raised as PT400 / PT404 with the exact text of §9 and
+-- rendered by content.render_error as {"message": …}.
+--
+-- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by two statements
+-- built from fixed SQL fragments and quoted literals (format %L): count(*) and one json_agg over the
+-- LIMITed rows, so nothing per row is computed for rows that are not returned.
+
+-- ── errors ──────────────────────────────────────────────────────────────────────────────────────
+CREATE OR REPLACE FUNCTION content.bad_request(msg text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT400' USING MESSAGE = msg; END $$;
+
+CREATE OR REPLACE FUNCTION content.not_found(msg text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT404' USING MESSAGE = msg; END $$;
+
+-- The group's error handler: every error of /api/v2 (the engine's 404/405/406 and the raises above)
+-- becomes {"message": text}; the engine keeps the status and the Allow header.
+CREATE OR REPLACE FUNCTION content.render_error(e jsonb) RETURNS json
+LANGUAGE sql STABLE AS $$
+  SELECT json_build_object('message', CASE
+    WHEN (e->>'status') = '405' THEN format('Method "%s" not allowed.', coalesce(current_setting('request.method', true), ''))
+    ELSE coalesce(e->>'message', e->>'reason', 'error') END)
+$$;
+
+-- ── small helpers ───────────────────────────────────────────────────────────────────────────────
+-- The marker a NUL character of the query string is turned into (PostgreSQL text cannot hold NUL).
+CREATE OR REPLACE FUNCTION content.nul() RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT chr(65535) $$;
+
+-- The query string as the engine binds it (json, keys in request order, repeated keys as arrays),
+-- with every \u0000 escape replaced by the NUL marker.
+CREATE OR REPLACE FUNCTION content.query_sanitize(query json) RETURNS json
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT regexp_replace(regexp_replace(coalesce(query::text, '{}'),
+    '((?:^|[^\\])(?:\\\\)*)\\u0000', '\1\\uffff', 'g'),
+    '((?:^|[^\\])(?:\\\\)*)\\u0000', '\1\\uffff', 'g')::json
+$$;
+
+-- name → value; a repeated parameter counts with its last value (Django's QueryDict).
+CREATE OR REPLACE FUNCTION content.query_last(query json) RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(jsonb_object_agg(k, CASE WHEN json_typeof(v) = 'array' THEN v->>(json_array_length(v) - 1) ELSE v #>> '{}' END), '{}')
+  FROM json_each(content.query_sanitize(query)) AS x(k, v)
+$$;
+
+-- (name, value) in request order, repeated parameters once per value (for find's Location).
+CREATE OR REPLACE FUNCTION content.query_pairs(query json) RETURNS TABLE (n bigint, name text, value text)
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT row_number() OVER (), k, val
+  FROM json_each(content.query_sanitize(query)) WITH ORDINALITY AS x(k, v, o)
+  CROSS JOIN LATERAL (SELECT e #>> '{}' AS val, i FROM json_array_elements(CASE WHEN json_typeof(v) = 'array' THEN v ELSE json_build_array(v) END) WITH ORDINALITY AS y(e, i)) y
+  ORDER BY o, i
+$$;
+
+-- application/x-www-form-urlencoded, as Python's urlencode (quote_plus): unreserved kept, space '+'.
+CREATE OR REPLACE FUNCTION content.form_encode(t text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT replace(coalesce(string_agg(CASE
+      WHEN b = 32 THEN '+'
+      WHEN b BETWEEN 48 AND 57 OR b BETWEEN 65 AND 90 OR b BETWEEN 97 AND 122 OR b IN (45, 46, 95, 126) THEN chr(b)
+      ELSE '%' || upper(lpad(to_hex(b), 2, '0')) END, '' ORDER BY i), ''), '%EF%BF%BF', '%00')
+  FROM (SELECT i, get_byte(bytes, i) AS b FROM (SELECT convert_to(t, 'UTF8') AS bytes) s,
+        generate_series(0, octet_length(bytes) - 1) i) x
+$$;
+
+-- A decimal string as an integer, or NULL when it does not fit (no such id).
+CREATE OR REPLACE FUNCTION content.to_int(v text) RETURNS integer
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN v ~ '^[+-]?[0-9]+$' AND v::numeric BETWEEN -2147483648 AND 2147483647 THEN v::integer END
+$$;
+
+CREATE OR REPLACE FUNCTION content.try_date(v text) RETURNS date
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN v::date;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION content.try_timestamptz(v text) RETURNS timestamptz
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN v::timestamptz;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$;
+
+-- UTC, YYYY-MM-DDTHH:MM:SSZ (§3.5).
+CREATE OR REPLACE FUNCTION content.iso(ts timestamptz) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
+
+CREATE OR REPLACE FUNCTION content.sorted_tags(tags text[]) RETURNS json
+LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(json_agg(t ORDER BY t COLLATE "C"), '[]'::json) FROM unnest(tags) t $$;
+
+CREATE OR REPLACE FUNCTION content.cfg() RETURNS content.settings
+LANGUAGE sql STABLE AS $$ SELECT * FROM content.settings LIMIT 1 $$;
+
+-- ── sites (§5) and visibility (§3.4) ────────────────────────────────────────────────────────────
+-- The trees of each site: its root page, and with i18n the translations of that root (depth 2).
+CREATE OR REPLACE VIEW content.site_trees AS
+  SELECT s.id AS site_id, r.id AS root_id, r.path, r.depth, false AS translation
+  FROM content.sites s JOIN content.pages r ON r.id = s.root_page
+  UNION ALL
+  SELECT s.id, t.id, t.path, t.depth, true
+  FROM content.sites s JOIN content.pages r ON r.id = s.root_page
+  JOIN content.pages t ON t.translation_key = r.translation_key AND t.depth = 2 AND t.id <> r.id
+  WHERE (SELECT i18n_enabled FROM content.settings LIMIT 1);
+
+-- The request's site from its Host header: same hostname and port (80 when absent), else the only
+-- site with that hostname, else the default site.
+CREATE OR REPLACE FUNCTION content.host_site(host text) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  h text := lower(coalesce(host, ''));
+  want_port integer := 80;
+  found integer;
+BEGIN
+  IF h ~ ':[0-9]{1,5}$' THEN
+    want_port := substring(h from ':([0-9]+)$')::integer;
+    h := regexp_replace(h, ':[0-9]+$', '');
+  END IF;
+  SELECT id INTO found FROM content.sites WHERE hostname = h AND port = want_port;
+  IF found IS NULL AND (SELECT count(*) FROM content.sites WHERE hostname = h) = 1 THEN
+    SELECT id INTO found FROM content.sites WHERE hostname = h;
+  END IF;
+  IF found IS NULL THEN SELECT id INTO found FROM content.sites WHERE is_default_site; END IF;
+  RETURN found;
+END $$;
+
+-- `site=<hostname>` or `site=<hostname>:<port>` (§5.2).
+CREATE OR REPLACE FUNCTION content.param_site(v text) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  h text := lower(v);
+  p text;
+  found integer;
+  n integer;
+BEGIN
+  IF strpos(h, ':') > 0 THEN
+    p := substr(h, strpos(h, ':') + 1);
+    h := left(h, strpos(h, ':') - 1);
+    IF p ~ '^[0-9]{1,9}$' THEN
+      SELECT id INTO found FROM content.sites WHERE hostname = h AND port = p::integer;
+    END IF;
+  ELSE
+    SELECT count(*), min(id) INTO n, found FROM content.sites WHERE hostname = h;
+    IF n > 1 THEN
+      PERFORM content.bad_request('Your query returned multiple sites. Try adding a port number to your site filter.');
+    END IF;
+  END IF;
+  IF found IS NULL THEN PERFORM content.not_found('No Site matches the given query.'); END IF;
+  RETURN found;
+END $$;
+
+CREATE OR REPLACE FUNCTION content.site_roots(site integer) RETURNS text[]
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(array_agg(path ORDER BY path), '{}') FROM content.site_trees WHERE site_id = site);
+END $$;
+
+CREATE OR REPLACE FUNCTION content.site_root_page(site integer) RETURNS integer
+LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$;
+
+-- SQL condition: page alias `a` is visible in the site whose tree root paths are `roots`.
+CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND (%2$s))',
+    a, coalesce((SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r), 'false'))
+$$;
+
+CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT p.live AND NOT p.in_private AND (p.expire_at IS NULL OR p.expire_at > now())
+     AND EXISTS (SELECT 1 FROM unnest(roots) r WHERE p.path LIKE r || '%')
+$$;
+
+-- The visible page with this id (decimal string), or NULL.
+CREATE OR REPLACE FUNCTION content.visible_page(v text, roots text[]) RETURNS content.pages
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT p FROM content.pages p WHERE p.id = content.to_int(v) AND content.page_visible(p, roots));
+END $$;
+
+CREATE OR REPLACE FUNCTION content.root_url(hostname text, port integer) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE port WHEN 80 THEN 'http://' || hostname WHEN 443 THEN 'https://' || hostname
+                   ELSE 'http://' || hostname || ':' || port END
+$$;
+
+-- html_url (§3.5): the site whose tree holds the page, a locale prefix when the page's locale is not
+-- the site root's, then the slugs below the tree root.
+CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT content.root_url(s.hostname, s.port)
+      || CASE WHEN p_locale = r.locale_id THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
+      || CASE WHEN p_depth <= t.depth THEN '/'
+              ELSE '/' || (SELECT string_agg(a.slug, '/' ORDER BY a.depth) FROM content.pages a
+                            WHERE a.path = ANY (content.path_prefixes(p_path)) AND a.depth > t.depth) || '/' END
+  FROM content.site_trees t
+  JOIN content.sites s ON s.id = t.site_id
+  JOIN content.pages r ON r.id = s.root_page
+  WHERE p_path LIKE t.path || '%'
+  ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id
+  LIMIT 1);
+END $$;
+
+-- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
+CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT json_build_object('id', p.id,
+    'meta', json_build_object('type', p.type,
+      'detail_url', (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/pages/' || p.id || '/',
+      'html_url', content.page_html_url(p.path, p.depth, p.locale_id)),
+    'title', p.title)
+  FROM content.pages p WHERE p.id = pid AND content.page_visible(p, roots));
+END $$;
+
+-- ── fields (§4) ─────────────────────────────────────────────────────────────────────────────────
+-- Every field of a resource (pages: of the single type `ptype`, NULL for base fields only), in
+-- canonical order. `expr` renders it and `db_expr` filters and orders by it ($a: the row's alias,
+-- $r: the SQL literal of the request's site roots); `kind` drives filter parsing and nesting.
+CREATE OR REPLACE FUNCTION content.field_defs(resource text, ptype text)
+RETURNS TABLE (ord integer, name text, place text, kind text, detail_only boolean, filterable boolean, orderable boolean, expr text, db_expr text)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY
+  WITH cfg AS (SELECT * FROM content.settings LIMIT 1)
+  SELECT v.* FROM cfg, (VALUES
+    (0,   'id',                 'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
+    (101, 'type',               'meta', 'computed', false, false, false, '$a.type', NULL),
+    (102, 'detail_url',         'meta', 'computed', false, false, false, '$b || ''/api/v2/pages/'' || $a.id || ''/''', NULL),
+    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id)', NULL),
+    (104, 'slug',               'meta', 'text',     false, true,  true,  '$a.slug', '$a.slug'),
+    (105, 'show_in_menus',      'meta', 'boolean',  false, true,  true,  '$a.show_in_menus', '$a.show_in_menus'),
+    (106, 'seo_title',          'meta', 'text',     false, true,  true,  '$a.seo_title', '$a.seo_title'),
+    (107, 'search_description', 'meta', 'text',     false, true,  true,  '$a.search_description', '$a.search_description'),
+    (108, 'first_published_at', 'meta', 'datetime', false, true,  true,  'content.iso($a.first_published_at)', '$a.first_published_at'),
+    (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
+    (110, 'alias_of',           'meta', 'page',     false, true,  true,  'content.page_small($a.alias_of, $r)', '$a.alias_of'),
+    (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
+    (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
+    (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
+  ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
+  WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
+  UNION ALL
+  SELECT 300 + n::integer, f->>'name', 'body', f->>'kind', false, true, true,
+         format('$a.fields->%L', f->>'name'),
+         CASE f->>'kind' WHEN 'text' THEN format('($a.fields->>%L)', f->>'name')
+                         WHEN 'date' THEN format('($a.fields->>%L)::date', f->>'name')
+                         ELSE format('($a.fields->>%L)::integer', f->>'name') END
+  FROM content.page_types t, jsonb_array_elements(t.fields) WITH ORDINALITY AS x(f, n)
+  WHERE field_defs.resource = 'pages' AND t.type = field_defs.ptype
+  UNION ALL
+  SELECT v.* FROM (VALUES
+    (0,   'id',           'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
+    (101, 'type',         'meta', 'computed', false, false, false, '''wagtailimages.Image''', NULL),
+    (102, 'detail_url',   'meta', 'computed', false, false, false, '$b || ''/api/v2/images/'' || $a.id || ''/''', NULL),
+    (103, 'tags',         'meta', 'tags',     false, true,  false, 'content.sorted_tags($a.tags)', '$a.tags'),
+    (104, 'download_url', 'meta', 'computed', false, false, false, '$m || $a.file', NULL),
+    (200, 'title',        'body', 'text',     false, true,  true,  '$a.title', '$a.title'),
+    (201, 'width',        'body', 'integer',  false, true,  true,  '$a.width', '$a.width'),
+    (202, 'height',       'body', 'integer',  false, true,  true,  '$a.height', '$a.height')
+  ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
+  WHERE field_defs.resource = 'images'
+  UNION ALL
+  SELECT v.* FROM (VALUES
+    (0,   'id',           'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
+    (101, 'type',         'meta', 'computed', false, false, false, '''wagtaildocs.Document''', NULL),
+    (102, 'detail_url',   'meta', 'computed', false, false, false, '$b || ''/api/v2/documents/'' || $a.id || ''/''', NULL),
+    (103, 'tags',         'meta', 'tags',     false, true,  false, 'content.sorted_tags($a.tags)', '$a.tags'),
+    (104, 'download_url', 'meta', 'computed', false, false, false, '$b || ''/documents/'' || $a.id || ''/'' || $a.file', NULL),
+    (200, 'title',        'body', 'text',     false, true,  true,  '$a.title', '$a.title')
+  ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
+  WHERE field_defs.resource = 'documents'
+  ORDER BY 1;
+END $$;
+
+-- Default field sets (§4): view is listing, detail or nested.
+CREATE OR REPLACE FUNCTION content.default_fields(resource text, ptype text, view text) RETURNS text[]
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN CASE
+    WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN
+      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f ORDER BY f.ord)
+    WHEN resource = 'pages' AND view = 'listing' THEN
+      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f
+             WHERE f.name IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY f.ord)
+    WHEN resource = 'pages' THEN ARRAY['id', 'type', 'detail_url', 'title']
+    WHEN view = 'listing' THEN ARRAY['id', 'type', 'detail_url', 'tags', 'download_url', 'title']
+    ELSE ARRAY['id', 'type', 'detail_url', 'download_url', 'title'] END;
+END $$;
+
+CREATE OR REPLACE FUNCTION content.fields_fail(msg text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT400' USING MESSAGE = 'fields error: ' || msg; END $$;
+
+-- The `fields` grammar (§7.1), a port of Wagtail's parse_fields_parameter, made iterative (an explicit
+-- stack of open brackets) so that no nesting depth can exhaust the server's stack: a list of
+-- {"n": name, "neg": bool, "sub": [...] | null}.
+CREATE OR REPLACE FUNCTION content.fields_parse(s text) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  len integer := length(coalesce(s, ''));
+  pos integer := 0;
+  c text;
+  ident text;
+  negated boolean;
+  first_char boolean;
+  sub jsonb;
+  -- the frame of the list being parsed
+  items jsonb := '[]';
+  is_first boolean := true;
+  first_ident text;
+  -- the frames of the enclosing lists, and the item each bracket belongs to
+  level integer := 0;
+  st_items jsonb[] := '{}';
+  st_first boolean[] := '{}';
+  st_first_ident text[] := '{}';
+  st_ident text[] := '{}';
+  st_neg boolean[] := '{}';
+BEGIN
+  LOOP
+    EXIT WHEN pos >= len;
+    ident := '';
+    negated := false;
+    first_char := true;
+    WHILE pos < len LOOP
+      c := substr(s, pos + 1, 1);
+      IF c IN ('(', ')', ',') THEN
+        IF ident = '' OR (ident IN ('*', '_') AND c = '(') THEN
+          PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos));
+        END IF;
+        EXIT;
+      ELSIF c = '-' THEN
+        IF NOT first_char THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
+        negated := true;
+      ELSIF c IN ('*', '_') THEN
+        IF ident <> '' AND c = '*' THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
+        ident := ident || c;
+      ELSIF c ~ '^[[:alnum:]]$' THEN
+        IF ident = '*' THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
+        ident := ident || c;
+      ELSIF c ~ '^[[:space:]]$' THEN
+        PERFORM content.fields_fail(format('unexpected whitespace at position %s', pos));
+      ELSE
+        PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos));
+      END IF;
+      first_char := false;
+      pos := pos + 1;
+    END LOOP;
+
+    IF ident IN ('*', '_') THEN
+      IF NOT is_first THEN PERFORM content.fields_fail(format('''%s'' must be in the first position', ident)); END IF;
+      IF negated THEN PERFORM content.fields_fail(format('''%s'' cannot be negated', ident)); END IF;
+    END IF;
+    IF pos < len AND substr(s, pos + 1, 1) = '(' THEN
+      IF negated THEN PERFORM content.fields_fail(format('unexpected char ''('' at position %s', pos)); END IF;
+      -- open a sub-list: keep this frame and the item it belongs to
+      st_items := st_items || items; st_first := st_first || is_first; st_first_ident := st_first_ident || first_ident;
+      st_ident := st_ident || ident; st_neg := st_neg || negated;
+      level := level + 1;
+      items := '[]'; is_first := true; first_ident := NULL;
+      pos := pos + 1;
+      CONTINUE;
+    END IF;
+    sub := NULL;
+    -- finish the item, then every item whose sub-list a ')' closes right after it
+    LOOP
+      IF is_first THEN
+        first_ident := ident;
+      ELSE
+        IF first_ident = '_' AND negated THEN PERFORM content.fields_fail('negated fields with ''_'' doesn''t make sense'); END IF;
+        IF first_ident = '*' AND NOT negated AND sub IS NULL THEN PERFORM content.fields_fail('additional fields with ''*'' doesn''t make sense'); END IF;
+      END IF;
+      items := items || jsonb_build_array(jsonb_build_object('n', ident, 'neg', negated, 'sub', sub));
+      EXIT WHEN NOT (pos < len AND substr(s, pos + 1, 1) = ')');
+      IF level = 0 THEN PERFORM content.fields_fail(format('unexpected char '')'' at position %s', pos)); END IF;
+      pos := pos + 1;
+      sub := items;
+      items := st_items[level]; is_first := st_first[level]; first_ident := st_first_ident[level];
+      ident := st_ident[level]; negated := st_neg[level];
+      st_items := st_items[1:level - 1]; st_first := st_first[1:level - 1]; st_first_ident := st_first_ident[1:level - 1];
+      st_ident := st_ident[1:level - 1]; st_neg := st_neg[1:level - 1];
+      level := level - 1;
+    END LOOP;
+    IF pos < len AND substr(s, pos + 1, 1) = ',' THEN
+      pos := pos + 1;
+      IF pos >= len THEN PERFORM content.fields_fail(format('unexpected char '','' at position %s', pos)); END IF;
+    END IF;
+    is_first := false;
+  END LOOP;
+  IF level > 0 THEN PERFORM content.fields_fail('unexpected end of input (did you miss out a close bracket?)'); END IF;
+  RETURN items;
+END $$;
+
+-- Field selection (§7.2, §7.3): {"sel": [names], "sub": {relation: selection}} for a view.
+CREATE OR REPLACE FUNCTION content.fields_resolve(resource text, ptype text, view text, parsed jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  all_names text[];
+  sel text[];
+  item jsonb;
+  mentioned text[] := '{}';
+  subs jsonb := '{}';
+  unknown text;
+  nested jsonb := '{}';
+  d record;
+BEGIN
+  all_names := ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE view <> 'listing' OR NOT f.detail_only ORDER BY f.ord);
+  sel := content.default_fields(resource, ptype, view);
+  IF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '*' THEN
+    sel := all_names;
+    parsed := parsed - 0;
+  ELSIF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '_' THEN
+    sel := '{}';
+    parsed := parsed - 0;
+  END IF;
+  FOR item IN SELECT e FROM jsonb_array_elements(parsed) e LOOP
+    IF (item->>'neg')::boolean THEN
+      sel := array_remove(sel, item->>'n');
+    ELSE
+      IF NOT (item->>'n' = ANY (sel)) THEN sel := sel || (item->>'n'); END IF;
+      IF jsonb_typeof(item->'sub') = 'array' THEN subs := subs || jsonb_build_object(item->>'n', item->'sub'); END IF;
+    END IF;
+    mentioned := mentioned || (item->>'n');
+  END LOOP;
+  SELECT string_agg(m, ', ' ORDER BY m COLLATE "C") INTO unknown
+    FROM (SELECT DISTINCT m FROM unnest(mentioned) m WHERE NOT (m = ANY (all_names))) x;
+  IF unknown IS NOT NULL THEN PERFORM content.bad_request('unknown fields: ' || unknown); END IF;
+  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.name = ANY (sel) ORDER BY f.ord LOOP
+    IF d.kind IN ('image', 'document') THEN
+      nested := nested || jsonb_build_object(d.name,
+        content.fields_resolve(d.kind || 's', NULL, 'nested', coalesce(subs->d.name, '[]')));
+    ELSIF subs ? d.name THEN
+      PERFORM content.bad_request(format('''%s'' does not support nested fields', d.name));
+    END IF;
+  END LOOP;
+  RETURN jsonb_build_object('sel', to_jsonb(sel), 'sub', nested);
+END $$;
+
+-- The SQL expression of one item (json, keys in canonical order: id, meta, body) for alias `a`.
+CREATE OR REPLACE FUNCTION content.item_sql(resource text, ptype text, spec jsonb, a text, roots text[]) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  cfg content.settings := content.cfg();
+  sel text[] := ARRAY(SELECT jsonb_array_elements_text(spec->'sel'));
+  id_part text := '';
+  meta text[] := '{}';
+  body text[] := '{}';
+  d record;
+  e text;
+  b text := a || 'x';
+BEGIN
+  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.name = ANY (sel) ORDER BY f.ord LOOP
+    IF d.kind IN ('image', 'document') THEN
+      e := format('(SELECT %s FROM content.%s %s WHERE %s.id = %s AND %s.collection IN (SELECT id FROM content.collections WHERE NOT restricted))',
+        content.item_sql(d.kind || 's', NULL, spec->'sub'->d.name, b, roots), d.kind || 's', b, b, replace(d.db_expr, '$a', a), b);
+    ELSE
+      e := replace(replace(replace(replace(d.expr, '$a', a), '$r', quote_literal(roots) || '::text[]'),
+                   '$b', quote_literal(cfg.api_base_url)), '$m', quote_literal(cfg.media_url));
+    END IF;
+    IF d.name = 'id' THEN id_part := format('%L, %s', d.name, e);
+    ELSIF d.place = 'meta' THEN meta := meta || format('%L, %s', d.name, e);
+    ELSE body := body || format('%L, %s', d.name, e);
+    END IF;
+  END LOOP;
+  RETURN 'json_build_object(' || array_to_string(
+    array_remove(ARRAY[id_part] || CASE WHEN cardinality(meta) > 0 THEN ARRAY['''meta'', json_build_object(' || array_to_string(meta, ', ') || ')'] ELSE '{}' END || body, ''),
+    ', ') || ')';
+END $$;
+
+-- ── filters ─────────────────────────────────────────────────────────────────────────────────────
+-- One exact-match filter (§6.5) as an SQL condition on `expr`, or the error of its value.
+CREATE OR REPLACE FUNCTION content.filter_sql(kind text, expr text, name text, v text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  bad text := format('field filter error. ''%s'' is not a valid value for %s', v, name);
+BEGIN
+  IF strpos(v, content.nul()) > 0 THEN
+    PERFORM content.bad_request('field filter error. null characters are not allowed for ' || name);
+  END IF;
+  CASE kind
+    WHEN 'boolean' THEN
+      IF v IN ('true', '1') THEN RETURN expr || ' = true'; END IF;
+      IF v IN ('false', '0') THEN RETURN expr || ' = false'; END IF;
+      PERFORM content.bad_request(format('%s (expected ''true'' or ''false'', got ''%s'')', bad, v));
+    WHEN 'integer', 'page', 'image', 'document' THEN
+      IF v !~ '^[+-]?[0-9]+$' THEN PERFORM content.bad_request(bad || ' (expected an integer)'); END IF;
+      RETURN coalesce(expr || ' = ' || content.to_int(v), 'false');
+    WHEN 'date' THEN
+      IF v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' OR content.try_date(v) IS NULL THEN
+        PERFORM content.bad_request(bad || ' (expected a date, YYYY-MM-DD)');
+      END IF;
+      RETURN format('%s = %L::date', expr, v);
+    WHEN 'datetime' THEN
+      IF v !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}(:?[0-9]{2})?)$'
+         OR content.try_timestamptz(v) IS NULL THEN
+        PERFORM content.bad_request(bad || ' (expected an ISO 8601 date-time with a UTC offset)');
+      END IF;
+      RETURN format('%s = %L::timestamptz', expr, v);
+    WHEN 'tags' THEN
+      RETURN format('%s @> %L::text[]', expr, string_to_array(v, ','));
+    ELSE
+      RETURN format('%s = %L', expr, v);
+  END CASE;
+  RETURN 'false';
+END $$;
+
+-- A tree filter's value: the reference page (visible in the site), or its error (§6.6).
+CREATE OR REPLACE FUNCTION content.tree_ref(param text, v text, roots text[], site integer, root_ok boolean, missing text) RETURNS content.pages
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  p content.pages;
+BEGIN
+  IF root_ok AND v = 'root' THEN
+    SELECT * INTO p FROM content.pages WHERE id = content.site_root_page(site);
+  ELSIF v ~ '^[0-9]+$' THEN
+    p := content.visible_page(v, roots);
+  ELSE
+    PERFORM content.bad_request(param || ' must be a positive integer');
+  END IF;
+  IF p.id IS NULL THEN PERFORM content.bad_request(missing); END IF;
+  RETURN p;
+END $$;
+
+-- A page type list (§6.4) → the types, or 'type doesn't exist'.
+CREATE OR REPLACE FUNCTION content.parse_types(v text) RETURNS text[]
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  item text;
+  t text;
+  out text[] := '{}';
+BEGIN
+  FOREACH item IN ARRAY string_to_array(v, ',') LOOP
+    t := NULL;
+    IF item ~ '^[^.]+\.[^.]+$' THEN
+      SELECT pt.type INTO t FROM content.page_types pt
+       WHERE split_part(pt.type, '.', 1) = split_part(item, '.', 1)
+         AND lower(split_part(pt.type, '.', 2)) = lower(split_part(item, '.', 2));
+    END IF;
+    IF t IS NULL THEN PERFORM content.bad_request('type doesn''t exist'); END IF;
+    IF NOT (t = ANY (out)) THEN out := out || t; END IF;
+  END LOOP;
+  RETURN out;
+END $$;
+
+-- ── listing (§6) ────────────────────────────────────────────────────────────────────────────────
+CREATE OR REPLACE FUNCTION content.listing(resource text, query json, host text) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  cfg content.settings := content.cfg();
+  q jsonb := content.query_last(query);
+  ptypes text[];
+  ptype text;
+  site integer;
+  roots text[] := '{}';
+  conds text[] := '{}';
+  known text[] := ARRAY['limit', 'offset', 'fields', 'order', 'search', 'search_operator', 'format', '_'];
+  unknown text;
+  d record;
+  ref content.pages;
+  ord_sql text[] := '{}';
+  item text;
+  oname text;
+  descending boolean;
+  words text[];
+  op text;
+  off bigint := 0;
+  lim bigint := least(20, coalesce(cfg.limit_max, 20));
+  spec jsonb;
+  where_sql text;
+  total bigint;
+  items json;
+  loc integer;
+BEGIN
+  IF resource = 'pages' THEN
+    -- 1. type
+    IF coalesce(q->>'type', '') <> '' THEN
+      ptypes := content.parse_types(q->>'type');
+      IF NOT ('wagtailcore.Page' = ANY (ptypes)) THEN
+        conds := conds || format('a.type = ANY (%L::text[])', ptypes);
+        IF cardinality(ptypes) = 1 THEN ptype := ptypes[1]; END IF;
+      END IF;
+    END IF;
+    -- 2. site
+    site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
+    roots := content.site_roots(site);
+    conds := conds || content.visible_sql('a', roots);
+    known := known || ARRAY['type', 'child_of', 'ancestor_of', 'descendant_of', 'site'];
+    IF cfg.i18n_enabled THEN known := known || ARRAY['translation_of', 'locale']; END IF;
+  ELSE
+    conds := conds || 'a.collection IN (SELECT id FROM content.collections WHERE NOT restricted)'::text;
+  END IF;
+
+  -- 3. unknown parameters
+  known := known || ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE f.filterable);
+  SELECT string_agg(k, ', ' ORDER BY k COLLATE "C") INTO unknown FROM jsonb_object_keys(q) k WHERE NOT (k = ANY (known));
+  IF unknown IS NOT NULL THEN
+    PERFORM content.bad_request('query parameter is not an operation or a recognised field: ' || unknown);
+  END IF;
+
+  -- 4. field filters, tree filters, order, translation_of, locale, search
+  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable AND q ? f.name ORDER BY f.ord LOOP
+    conds := conds || content.filter_sql(d.kind, replace(d.db_expr, '$a', 'a'), d.name, q->>d.name);
+  END LOOP;
+  IF resource = 'pages' THEN
+    IF q ? 'child_of' THEN
+      ref := content.tree_ref('child_of', q->>'child_of', roots, site, true, 'parent page doesn''t exist');
+      conds := conds || format('a.parent = %s', ref.id);
+    END IF;
+    IF q ? 'ancestor_of' THEN
+      ref := content.tree_ref('ancestor_of', q->>'ancestor_of', roots, site, false, 'descendant page doesn''t exist');
+      conds := conds || format('a.path = ANY (%L::text[]) AND a.path <> %L', content.path_prefixes(ref.path), ref.path);
+    END IF;
+    IF q ? 'descendant_of' THEN
+      IF q ? 'child_of' THEN PERFORM content.bad_request('filtering by descendant_of with child_of is not supported'); END IF;
+      ref := content.tree_ref('descendant_of', q->>'descendant_of', roots, site, true, 'ancestor page doesn''t exist');
+      conds := conds || format('a.path LIKE %L AND a.path <> %L', ref.path || '%', ref.path);
+    END IF;
+  END IF;
+
+  IF coalesce(q->>'order', '') <> '' THEN
+    IF 'random' = ANY (string_to_array(q->>'order', ',')) THEN
+      IF cardinality(string_to_array(q->>'order', ',')) > 1 THEN
+        PERFORM content.bad_request('random ordering cannot be combined with other fields');
+      END IF;
+      IF q ? 'offset' THEN PERFORM content.bad_request('random ordering with offset is not supported'); END IF;
+      ord_sql := ARRAY['random()'];
+    ELSE
+      FOREACH item IN ARRAY string_to_array(q->>'order', ',') LOOP
+        descending := left(item, 1) = '-';
+        oname := CASE WHEN descending THEN substr(item, 2) ELSE item END;
+        SELECT * INTO d FROM content.field_defs(resource, ptype) f WHERE f.orderable AND f.name = oname;
+        IF NOT FOUND THEN PERFORM content.bad_request(format('cannot order by ''%s'' (unknown field)', item)); END IF;
+        ord_sql := ord_sql || (replace(d.db_expr, '$a', 'a') || CASE WHEN d.kind = 'text' THEN ' COLLATE "C"' ELSE '' END
+                               || CASE WHEN descending THEN ' DESC' ELSE '' END);
+      END LOOP;
+    END IF;
+  END IF;
+  IF NOT ('random()' = ANY (ord_sql)) THEN
+    ord_sql := ord_sql || CASE WHEN resource = 'pages' THEN 'a.path' ELSE 'a.id' END;
+  END IF;
+
+  IF resource = 'pages' AND q ? 'translation_of' THEN
+    ref := content.tree_ref('translation_of', q->>'translation_of', roots, site, true, 'translation_of page doesn''t exist');
+    conds := conds || format('a.translation_key = %L AND a.id <> %s', ref.translation_key, ref.id);
+  END IF;
+  IF resource = 'pages' AND q ? 'locale' THEN
+    SELECT id INTO loc FROM content.locales WHERE language_code = q->>'locale';
+    IF loc IS NULL THEN PERFORM content.not_found('No Locale matches the given query.'); END IF;
+    conds := conds || format('a.locale_id = %s', loc);
+  END IF;
+  IF q ? 'search' THEN
+    IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
+    IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
+    op := coalesce(q->>'search_operator', 'and');
+    IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
+    words := content.words(replace(q->>'search', content.nul(), ' '));
+    -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
+    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
+                               WHERE octet_length(m[1]) > 2046) THEN
+      words := '{}';
+    END IF;
+    IF cardinality(words) = 0 THEN
+      conds := conds || 'false'::text;
+    ELSE
+      conds := conds || format('a.search_words @@ %L::tsquery',
+        array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), CASE op WHEN 'or' THEN ' | ' ELSE ' & ' END));
+    END IF;
+  END IF;
+
+  -- 5. offset, limit
+  IF q ? 'offset' THEN
+    IF q->>'offset' !~ '^[0-9]+$' THEN PERFORM content.bad_request('offset must be a positive integer'); END IF;
+    off := least((q->>'offset')::numeric, 1e15)::bigint;
+  END IF;
+  IF q ? 'limit' THEN
+    IF q->>'limit' !~ '^[0-9]+$' THEN PERFORM content.bad_request('limit must be a positive integer'); END IF;
+    IF cfg.limit_max IS NOT NULL AND (q->>'limit')::numeric > cfg.limit_max THEN
+      PERFORM content.bad_request(format('limit cannot be higher than %s', cfg.limit_max));
+    END IF;
+    lim := least((q->>'limit')::numeric, 1e15)::bigint;
+  END IF;
+
+  -- 6. fields
+  spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
+
+  where_sql := array_to_string(conds, ' AND ');
+  EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
+  IF lim = 0 OR off >= total THEN
+    items := '[]';
+  ELSE
+    EXECUTE format('SELECT coalesce(json_agg(%s), ''[]''::json) FROM (SELECT a.* FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) a',
+      content.item_sql(resource, ptype, spec, 'a', roots), resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO items;
+  END IF;
+  RETURN json_build_object('meta', json_build_object('total_count', total), 'items', items);
+END $$;
+
+-- ── detail (§8.1) ───────────────────────────────────────────────────────────────────────────────
+CREATE OR REPLACE FUNCTION content.detail(resource text, id text, query json, host text) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  q jsonb := content.query_last(query);
+  roots text[] := '{}';
+  p content.pages;
+  ptype text;
+  found boolean;
+  spec jsonb;
+  result json;
+  what text := CASE resource WHEN 'pages' THEN 'Page' WHEN 'images' THEN 'Image' ELSE 'Document' END;
+BEGIN
+  IF resource = 'pages' THEN
+    roots := content.site_roots(CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END);
+    p := CASE WHEN id ~ '^[0-9]+$' THEN content.visible_page(id, roots) END;
+    found := p.id IS NOT NULL;
+    ptype := p.type;
+  ELSE
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM content.%I a WHERE a.id = %s AND a.collection IN (SELECT id FROM content.collections WHERE NOT restricted))',
+      resource, coalesce(CASE WHEN id ~ '^[0-9]+$' THEN content.to_int(id) END::text, 'NULL')) INTO found;
+  END IF;
+  IF NOT found THEN PERFORM content.not_found(format('No %s matches the given query.', what)); END IF;
+  spec := content.fields_resolve(resource, ptype, 'detail', content.fields_parse(q->>'fields'));
+  EXECUTE format('SELECT %s FROM content.%I a WHERE a.id = %s', content.item_sql(resource, ptype, spec, 'a', roots), resource, content.to_int(id))
+    INTO result;
+  RETURN result;
+END $$;
+
+-- ── find (§8.2, §8.3) ───────────────────────────────────────────────────────────────────────────
+-- The page at an html_path of a site: the site root, or with a language-code first part the root's
+-- translation in that locale, then the child with each slug; the final page must be visible.
+CREATE OR REPLACE FUNCTION content.page_at_path(site integer, roots text[], html_path text) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  parts text[] := ARRAY(SELECT x FROM unnest(string_to_array(html_path, '/')) x WHERE x <> '');
+  cur integer := content.site_root_page(site);
+  tr integer;
+  part text;
+BEGIN
+  IF cur IS NULL THEN RETURN NULL; END IF;
+  IF cardinality(parts) > 0 AND (SELECT i18n_enabled FROM content.settings LIMIT 1) THEN
+    SELECT t.id INTO tr FROM content.pages r
+      JOIN content.pages t ON t.translation_key = r.translation_key AND t.id <> r.id AND t.depth = 2 AND t.locale_id <> r.locale_id
+      JOIN content.locales l ON l.id = t.locale_id
+     WHERE r.id = cur AND l.language_code = parts[1]
+     ORDER BY t.path LIMIT 1;
+    IF tr IS NOT NULL THEN
+      cur := tr;
+      parts := parts[2:];
+    END IF;
+  END IF;
+  FOREACH part IN ARRAY parts LOOP
+    SELECT c.id INTO cur FROM content.pages c WHERE c.parent = cur AND c.slug = part ORDER BY c.path LIMIT 1;
+    IF cur IS NULL THEN RETURN NULL; END IF;
+  END LOOP;
+  RETURN (content.visible_page(cur::text, roots)).id;
+END $$;
+
+CREATE OR REPLACE FUNCTION content.find(resource text, query json, host text) RETURNS void
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  q jsonb := content.query_last(query);
+  site integer;
+  roots text[];
+  found integer;
+  rest text;
+BEGIN
+  IF resource = 'pages' THEN
+    site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
+    roots := content.site_roots(site);
+    IF q ? 'html_path' THEN found := content.page_at_path(site, roots, q->>'html_path'); END IF;
+    IF found IS NULL AND q ? 'id' THEN found := (content.visible_page(q->>'id', roots)).id; END IF;
+  ELSIF q ? 'id' THEN
+    EXECUTE format('SELECT a.id FROM content.%I a WHERE a.id = %s AND a.collection IN (SELECT id FROM content.collections WHERE NOT restricted)',
+      resource, coalesce(CASE WHEN q->>'id' ~ '^[0-9]+$' THEN content.to_int(q->>'id') END::text, 'NULL')) INTO found;
+  END IF;
+  IF found IS NULL THEN PERFORM content.not_found('not found'); END IF;
+  SELECT string_agg(content.form_encode(name) || '=' || content.form_encode(value), '&' ORDER BY n) INTO rest
+    FROM content.query_pairs(query) WHERE name NOT IN ('html_path', 'id');
+  PERFORM set_config('response.status', '302', true);
+  PERFORM set_config('response.headers', json_build_array(json_build_object('Location',
+    (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/' || resource || '/' || found || '/' || coalesce('?' || rest, '')))::text, true);
+END $$;
+
+-- ── the endpoints (routes.json) ─────────────────────────────────────────────────────────────────
+-- SECURITY DEFINER: web_anon reads the private tables only through these, with a pinned search_path
+-- (pg_catalog first; every name of ours is schema-qualified, unaccent names its dictionary).
+CREATE OR REPLACE FUNCTION content.pages_listing(query json, host text) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('pages', query, host) $$;
+CREATE OR REPLACE FUNCTION content.images_listing(query json) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('images', query, NULL) $$;
+CREATE OR REPLACE FUNCTION content.documents_listing(query json) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.listing('documents', query, NULL) $$;
+
+CREATE OR REPLACE FUNCTION content.pages_detail(id text, query json, host text) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('pages', id, query, host) $$;
+CREATE OR REPLACE FUNCTION content.images_detail(id text, query json) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('images', id, query, NULL) $$;
+CREATE OR REPLACE FUNCTION content.documents_detail(id text, query json) RETURNS json
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.detail('documents', id, query, NULL) $$;
+
+CREATE OR REPLACE FUNCTION content.pages_find(query json, host text) RETURNS void
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('pages', query, host) $$;
+CREATE OR REPLACE FUNCTION content.images_find(query json) RETURNS void
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('images', query, NULL) $$;
+CREATE OR REPLACE FUNCTION content.documents_find(query json) RETURNS void
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, content AS $$ SELECT content.find('documents', query, NULL) $$;
+
+COMMENT ON FUNCTION content.pages_listing(json, text) IS 'Pages visible in the request''s site: filters, tree filters, search, order, fields';
+COMMENT ON FUNCTION content.images_listing(json) IS 'Images in unrestricted collections';
+COMMENT ON FUNCTION content.documents_listing(json) IS 'Documents in unrestricted collections';
+COMMENT ON FUNCTION content.pages_detail(text, json, text) IS 'One visible page, every field of its type by default';
+COMMENT ON FUNCTION content.images_detail(text, json) IS 'One image';
+COMMENT ON FUNCTION content.documents_detail(text, json) IS 'One document';
+COMMENT ON FUNCTION content.pages_find(json, text) IS '302 to the page at html_path (or with id), else 404';
+COMMENT ON FUNCTION content.images_find(json) IS '302 to the image with id, else 404';
+COMMENT ON FUNCTION content.documents_find(json) IS '302 to the document with id, else 404';
+
+-- Only the endpoints and the error handler are for web_anon; the tables stay private.
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA content FROM PUBLIC;
+GRANT USAGE ON SCHEMA content TO web_anon;
+GRANT EXECUTE ON FUNCTION
+  content.pages_listing(json, text), content.images_listing(json), content.documents_listing(json),
+  content.pages_detail(text, json, text), content.images_detail(text, json), content.documents_detail(text, json),
+  content.pages_find(json, text), content.images_find(json), content.documents_find(json),
+  content.render_error(jsonb)
+TO web_anon;
