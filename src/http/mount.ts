@@ -136,9 +136,8 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
     ctx.app.log.error(`${m.where} (${m.mount.methods.join(',')} ${m.mount.path}) is unavailable: ${m.problem}`);
     return fail(errors.DBRST403('This route is not available', { hint: 'The server log names the problem with its configuration' }), media);
   }
-  const result = m.kind === 'call'
-    ? await runMountedCall(m, match.params, media, { ...base, accept }, who.value, ctx, match.group)
-    : await runMountedRelation(m, match.params, media, { ...base, accept }, who.value, ctx, match.group);
+  const run: MountedRequest = { params: match.params, media, base: { ...base, accept }, who: who.value, group: match.group };
+  const result = m.kind === 'call' ? await runMountedCall(m, run, ctx) : await runMountedRelation(m, run, ctx);
   if (!result.ok) return fail(result.error, media);
   return { response: result.value, errorCode: null };
 }
@@ -157,15 +156,20 @@ function negotiateMount(accept: ReadonlyArray<MediaRange>, produces: ReadonlyArr
   return { media: chosen.offer, accept: wildcard ? [offer] : [{ ...chosen.range, q: 1 }, offer] };
 }
 
-async function runMountedCall(
-  m: Extract<ResolvedMount, { kind: 'call' }>,
-  params: Readonly<Record<string, string>>,
-  media: string | null,
-  base: ApiRequest,
-  who: AuthResult,
-  ctx: MountContext,
-  group: ResolvedGroup,
-): Promise<Result<ResponseSpec>> {
+/** What a matched mount runs with. */
+interface MountedRequest {
+  /** Path parameters, decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The type chosen from `produces`, or null. */
+  readonly media: string | null;
+  /** The request's context, its Accept narrowed by `produces`. */
+  readonly base: ApiRequest;
+  readonly who: AuthResult;
+  readonly group: ResolvedGroup;
+}
+
+async function runMountedCall(m: Extract<ResolvedMount, { kind: 'call' }>, r: MountedRequest, ctx: MountContext): Promise<Result<ResponseSpec>> {
+  const { params, media, base, who, group } = r;
   const consumes = m.mount.consumes ?? m.group.consumes;
   const bodyOk = checkBodyType(m.bindings, consumes, base.contentType, base.body !== null);
   if (!bodyOk.ok) return bodyOk;
@@ -194,15 +198,8 @@ function withoutContentRange(spec: ResponseSpec): ResponseSpec {
 }
 
 /** A table or view below a mount path: PostgREST's grammar, with bound columns as `eq` filters. */
-async function runMountedRelation(
-  m: Extract<ResolvedMount, { kind: 'relation' }>,
-  params: Readonly<Record<string, string>>,
-  media: string | null,
-  base: ApiRequest,
-  who: AuthResult,
-  ctx: MountContext,
-  group: ResolvedGroup,
-): Promise<Result<ResponseSpec>> {
+async function runMountedRelation(m: Extract<ResolvedMount, { kind: 'relation' }>, r: MountedRequest, ctx: MountContext): Promise<Result<ResponseSpec>> {
+  const { params, media, base, who, group } = r;
   const query = parseUrlEncoded(ctx.search) ?? [];
   const filters: string[] = [];
   for (const b of m.bindings) {

@@ -73,3 +73,14 @@ export async function createTestDatabase(sources: ReadonlyArray<string> = []): P
     },
   };
 }
+
+/** One query on its own connection (for tests that look at a database dbrest made, or a cluster). */
+export async function queryOnce(uri: string, text: string): Promise<Record<string, unknown>[]> {
+  const c = new pg.Client({ connectionString: uri });
+  await c.connect();
+  try {
+    return (await c.query(text)).rows;
+  } finally {
+    await c.end();
+  }
+}

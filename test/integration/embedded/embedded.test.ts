@@ -4,19 +4,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import t from 'tap';
 import { startEmbeddedPostgres } from '../../../src/embedded/postgres.js';
+import { queryOnce } from '../../helpers/db.js';
 
-const query = async (uri: string, text: string) => {
-  const c = new pg.Client({ connectionString: uri });
-  await c.connect();
-  try {
-    return (await c.query(text)).rows;
-  } finally {
-    await c.end();
-  }
-};
+const query = queryOnce;
 
 t.test('first start initialises, second start reuses the data', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dbrest-emb-'));

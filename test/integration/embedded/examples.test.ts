@@ -4,21 +4,12 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import t from 'tap';
 import { bootstrapEmbedded } from '../../../src/embedded/bootstrap.js';
 import { examplesDir, listExamples } from '../../../src/embedded/examples.js';
-import { clusterUri, withDatabase } from '../../helpers/db.js';
+import { clusterUri, queryOnce, withDatabase } from '../../helpers/db.js';
 
-const query = async (uri: string, text: string) => {
-  const c = new pg.Client({ connectionString: uri });
-  await c.connect();
-  try {
-    return (await c.query(text)).rows;
-  } finally {
-    await c.end();
-  }
-};
+const query = queryOnce;
 
 t.test('examples: listed in order with their routes and manifest', async (t) => {
   const names = listExamples().map((e) => e.name);
