@@ -117,6 +117,7 @@ export interface PlannedEmbed {
   readonly outputName: string;
   readonly toOne: boolean;
   readonly joinType: 'inner' | 'left';
+  /** `...rel(cols)`: the columns go into the parent (to-many: each one as a JSON array). */
   readonly spread: boolean;
   /**
    * True when the embed contributes no output (`clients()` used only to filter with `!inner`):

@@ -14,7 +14,9 @@
 //   WHERE … [GROUP BY …] ORDER BY … LIMIT $n OFFSET $m
 //
 // `!inner` turns LEFT into INNER (to-many: ON the array IS NOT NULL, i.e. at least one child); a
-// spread `...clients(…)` selects the LATERAL's columns into the parent (`"projects_clients_1".*`).
+// spread `...clients(…)` selects the LATERAL's columns into the parent (`"projects_clients_1".*`);
+// a to-many spread `...tasks(name)` aggregates each column in its LATERAL
+// (`json_agg("clients_tasks_1"."name") AS "name"`) and the parent selects `COALESCE(…, '[]')`.
 //
 // THE SEAM FOR WRITES AND RPC. Every builder takes the root FROM item as an optional `source`, so the
 // same select/embeds apply to rows that are not a table:
@@ -177,6 +179,12 @@ function lateralJoin(e: PlannedEmbed, parentAlias: string): Sql {
   const kind = e.joinType === 'inner' ? constant('INNER JOIN LATERAL') : constant('LEFT JOIN LATERAL');
   if (e.toOne) return sql`${kind} (${child}) AS ${L} ON TRUE`;
   const on = e.joinType === 'inner' ? sql`${L}.${L} IS NOT NULL` : constant('TRUE');
+  if (e.spread) {
+    // To-many spread (PostgREST v13+): one array per output column, and `L.L` (true, or NULL when
+    // there are no children) for `!inner` and the null-embed filter, as a to-many embed has.
+    const arrays = outputNames(e.node).map((n) => sql`json_agg(${L}.${ident(n)}) AS ${ident(n)}`);
+    return sql`${kind} (SELECT ${join([...arrays, sql`bool_or(TRUE) AS ${L}`])} FROM (${child}) AS ${L}) AS ${L} ON ${on}`;
+  }
   return sql`${kind} (SELECT json_agg(${L}) AS ${L} FROM (${child}) AS ${L}) AS ${L} ON ${on}`;
 }
 
@@ -241,6 +249,19 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   for (const e of node.embeds) {
     if (e.silent) continue;
     const L = ident(e.lateralAlias);
+    if (e.spread && !e.toOne) {
+      for (const name of outputNames(e.node)) {
+        const array = sql`COALESCE(${L}.${ident(name)}, '[]')`;
+        if (!grouped) {
+          items.push(sql`${array} AS ${ident(name)}`);
+          continue;
+        }
+        const asText = sql`(${array})::text`;
+        items.push(sql`(${asText})::json AS ${ident(name)}`);
+        groupBy.push(asText);
+      }
+      continue;
+    }
     if (e.spread) {
       if (!grouped) {
         items.push(sql`${L}.*`);

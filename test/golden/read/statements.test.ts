@@ -196,3 +196,21 @@ t.test("one-to-one and a disambiguated embed with offset", async (t) => {
   ));
   t.same(s.values, []);
 });
+
+t.test("to-many spread: one json_agg per column in the LATERAL, COALESCE to [] in the parent, a nested to-one spread flattened", async (t) => {
+  const s = compile(buildReadRowsStatement(planOk('clients', 'select=name,...projects(project:name,...clients(owner:name))&projects=not.is.null&projects.order=id')));
+  t.equal(s.text, lines(
+    'SELECT "clients"."name", COALESCE("clients_projects_1"."project", \'[]\') AS "project", COALESCE("clients_projects_1"."owner", \'[]\') AS "owner"',
+    'FROM "test"."clients" AS "clients"',
+    'LEFT JOIN LATERAL (SELECT json_agg("clients_projects_1"."project") AS "project", json_agg("clients_projects_1"."owner") AS "owner", bool_or(TRUE) AS "clients_projects_1"',
+    'FROM (SELECT "projects_1"."name" AS "project", "projects_clients_2".*',
+    'FROM "test"."projects" AS "projects_1"',
+    'LEFT JOIN LATERAL (SELECT "clients_2"."name" AS "owner"',
+    'FROM "test"."clients" AS "clients_2"',
+    'WHERE "clients_2"."id" = "projects_1"."client_id") AS "projects_clients_2" ON TRUE',
+    'WHERE "projects_1"."client_id" = "clients"."id"',
+    'ORDER BY "projects_1"."id") AS "clients_projects_1") AS "clients_projects_1" ON TRUE',
+    'WHERE "clients_projects_1"."clients_projects_1" IS NOT NULL',
+  ));
+  t.same(s.values, []);
+});
