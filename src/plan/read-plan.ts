@@ -86,6 +86,7 @@ interface Draft {
   order: PlannedOrder[] | null;
   range: ResolvedRange;
   aggregates: boolean;
+  hoisted: boolean;
 }
 
 function planTree(
@@ -197,6 +198,7 @@ function freeze(d: Draft): ReadNode {
     order: d.order ?? [],
     range: d.range,
     aggregates: d.aggregates,
+    hoisted: d.hoisted,
   };
 }
 
@@ -225,6 +227,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     order: null,
     range: { offset: 0, limit: null },
     aggregates: false,
+    hoisted: false,
   };
   const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
@@ -265,6 +268,11 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
         const embed = buildEmbed(ctx, spec, item, lateralAliases);
         if (!embed.ok) return embed;
         draft.embeds.push(embed.value);
+        // Aggregates inside a to-one spread are computed here, grouped by this node's columns.
+        if (embed.value.embed.spread && embed.value.embed.toOne && embed.value.draft.aggregates) {
+          embed.value.draft.hoisted = true;
+          draft.aggregates = true;
+        }
         break;
       }
       default: {
@@ -360,14 +368,6 @@ function buildEmbed(
       }),
     );
   }
-  if (item.spread && child.value.aggregates) {
-    return err(
-      errors.DBRST127('Feature not implemented', {
-        details: `Aggregate functions inside the spread embed '${item.relation}' are not supported`,
-      }),
-    );
-  }
-
   let join: EmbedJoin;
   if (relationship.kind === 'computed') {
     join = { kind: 'computed', relationship, parentType: parent.relation };

@@ -214,3 +214,17 @@ t.test("to-many spread: one json_agg per column in the LATERAL, COALESCE to [] i
   ));
   t.same(s.values, []);
 });
+
+t.test("aggregates inside a to-one spread: the LATERAL outputs raw values (count() as 1), the parent aggregates and groups", async (t) => {
+  const s = compile(buildReadRowsStatement(planOk('projects', 'select=id,...clients(client:name,n:id.count()::text,count())&order=id')));
+  t.equal(s.text, lines(
+    'SELECT "projects"."id", "projects_clients_1"."client", CAST(COUNT("projects_clients_1"."n") AS text) AS "n", COUNT("projects_clients_1"."count") AS "count"',
+    'FROM "test"."projects" AS "projects"',
+    'LEFT JOIN LATERAL (SELECT "clients_1"."name" AS "client", "clients_1"."id" AS "n", 1 AS "count"',
+    'FROM "test"."clients" AS "clients_1"',
+    'WHERE "clients_1"."id" = "projects"."client_id") AS "projects_clients_1" ON TRUE',
+    'GROUP BY 1, 2',
+    'ORDER BY 1',
+  ));
+  t.same(s.values, []);
+});

@@ -126,3 +126,43 @@ t.test('aggregates inside a to-many spread are not implemented (DBRST127)', asyn
   expectJson(t, await s.request('/factories?select=name,...processes(category_id,id.sum())'), 400, NOT_IMPLEMENTED);
   expectJson(t, await s.request('/operators?select=name,...processes(count())'), 400, NOT_IMPLEMENTED);
 });
+
+t.test('aggregates inside to-one spreads are computed at the parent, grouped by its columns', async (t) => {
+  const s = await server(t, true);
+  expectJson(t, await s.request('/process_supervisor?select=supervisor_id,...processes(count())&order=supervisor_id'), 200, [
+    { supervisor_id: 1, count: 2 }, { supervisor_id: 2, count: 2 }, { supervisor_id: 3, count: 3 }, { supervisor_id: 4, count: 1 },
+  ], 'count() alone');
+  expectJson(t, await s.request('/process_supervisor?select=supervisor_id,...processes(processes_count:count())&order=supervisor_id'), 200, [
+    { supervisor_id: 1, processes_count: 2 }, { supervisor_id: 2, processes_count: 2 }, { supervisor_id: 3, processes_count: 3 }, { supervisor_id: 4, processes_count: 1 },
+  ], 'count() with an alias');
+  expectJson(t, await s.request('/process_supervisor?select=...supervisors(supervisor:id,supervisor_count:count())&order=supervisors(supervisor)'), 200, [
+    { supervisor: 1, supervisor_count: 2 }, { supervisor: 2, supervisor_count: 2 }, { supervisor: 3, supervisor_count: 3 }, { supervisor: 4, supervisor_count: 1 },
+  ], 'grouped by a column of the spread');
+  expectJson(t, await s.request('/process_supervisor?select=supervisor:supervisor_id,...processes(...process_costs(process_costs_count:count()))&order=supervisor_id'), 200, [
+    { supervisor: 1, process_costs_count: 2 }, { supervisor: 2, process_costs_count: 2 }, { supervisor: 3, process_costs_count: 3 }, { supervisor: 4, process_costs_count: 1 },
+  ], 'nested spreads');
+  expectJson(t, await s.request('/process_supervisor?select=...processes(factory:factory_id,processes_count:count(),...process_costs(process_costs_count:count()))&order=processes(factory)'), 200, [
+    { factory: 1, processes_count: 2, process_costs_count: 2 },
+    { factory: 2, processes_count: 4, process_costs_count: 4 },
+    { factory: 3, processes_count: 2, process_costs_count: 2 },
+  ], 'different levels at once, grouped by a spread column');
+  expectJson(t, await s.request('/process_supervisor?select=supervisor_id,...processes(...process_costs(total:cost.sum()))&order=supervisor_id'), 200, [
+    { supervisor_id: 1, total: 220 }, { supervisor_id: 2, total: 270 }, { supervisor_id: 3, total: 290 }, { supervisor_id: 4, total: 180 },
+  ], 'sum with an alias');
+  expectJson(t, await s.request('/processes?select=...process_categories(category:name),...process_costs(total:cost.sum())&order=process_categories(category)'), 200, [
+    { category: 'Batch', total: 470 }, { category: 'Mass', total: 240 },
+  ], 'grouped by another spread');
+  expectJson(t, await s.request('/supervisors?select=name,process_supervisor(...processes(...process_costs(cost_sum:cost.sum()),...process_categories(category:name)))&id=in.(1,4)&order=id'), 200, [
+    { name: 'Mary', process_supervisor: [{ category: 'Batch', cost_sum: 220 }] },
+    { name: 'Sarah', process_supervisor: [{ category: 'Batch', cost_sum: 180 }] },
+  ], 'inside an embed');
+  expectJson(t, await s.request('/supervisors?select=name,process_supervisor(...processes(...process_costs(cost_sum:cost.sum()),...process_categories(category:name)))&id=eq.5'), 200, [
+    { name: 'Jane', process_supervisor: [] },
+  ], 'inside an embed, no rows');
+});
+
+t.test('aggregates inside a to-one spread need db-aggregates-enabled (DBRST123)', async (t) => {
+  const s = await server(t, false);
+  expectJson(t, await s.request('/process_supervisor?select=...processes(id.count())'), 400, AGGREGATES_OFF);
+  expectJson(t, await s.request('/process_supervisor?select=...processes(count())'), 400, AGGREGATES_OFF);
+});

@@ -134,7 +134,15 @@ t.test('to-many spreads (PostgREST v13+): aggregates on, none inside, no to-many
     hint: null,
   });
   t.match(planErr('clients', 'select=...projects(tasks(id))'), { code: 'DBRST127' }, 'to-many embeds inside are not implemented');
-  t.match(planErr('projects', 'select=...clients(id.sum())'), { code: 'DBRST127' }, 'aggregates inside a to-one spread are not supported');
+});
+
+t.test('aggregates inside a to-one spread are hoisted: the parent groups', async (t) => {
+  const p = planOk('projects', 'select=name,...clients(id.sum())');
+  t.equal(p.root.aggregates, true, 'the parent aggregates');
+  t.equal(p.root.embeds[0]!.node.hoisted, true, 'the spread outputs raw values');
+  t.equal(planOk('projects', 'select=name,...clients(name)').root.embeds[0]!.node.hoisted, false, 'no aggregate, nothing hoisted');
+  t.equal(planOk('projects', 'select=name,clients(id.sum())').root.aggregates, false, 'a non-spread embed groups itself');
+  t.match(planErr('projects', 'select=...clients(count())', { aggregates: false }), { code: 'DBRST123' });
 });
 
 t.test('DBRST123: aggregates disabled', async (t) => {
