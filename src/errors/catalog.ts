@@ -44,7 +44,7 @@ export const errors = {
   DBRST116: def('DBRST116', 406), // singular response with 0 or >1 rows
   DBRST117: def('DBRST117', 405), // unsupported HTTP verb
   DBRST118: def('DBRST118', 400), // order by a to-many embed
-  DBRST119: def('DBRST119', 400), // spread of a to-many embed (PostgREST v12)
+  DBRST119: def('DBRST119', 400), // spread of a to-many embed (PostgREST v12; no longer raised: v13+ spreads to-many as arrays)
   DBRST120: def('DBRST120', 400), // unsupported filter on embedded resource
   DBRST121: def('DBRST121', 500), // unparsable JSON in a raised DBRST error
   DBRST122: def('DBRST122', 400), // invalid preferences with handling=strict

@@ -86,6 +86,7 @@ interface Draft {
   order: PlannedOrder[] | null;
   range: ResolvedRange;
   aggregates: boolean;
+  hoisted: boolean;
 }
 
 function planTree(
@@ -197,6 +198,7 @@ function freeze(d: Draft): ReadNode {
     order: d.order ?? [],
     range: d.range,
     aggregates: d.aggregates,
+    hoisted: d.hoisted,
   };
 }
 
@@ -225,6 +227,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     order: null,
     range: { offset: 0, limit: null },
     aggregates: false,
+    hoisted: false,
   };
   const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
@@ -265,6 +268,11 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
         const embed = buildEmbed(ctx, spec, item, lateralAliases);
         if (!embed.ok) return embed;
         draft.embeds.push(embed.value);
+        // Aggregates inside a to-one spread are computed here, grouped by this node's columns.
+        if (embed.value.embed.spread && embed.value.embed.toOne && embed.value.draft.aggregates) {
+          embed.value.draft.hoisted = true;
+          draft.aggregates = true;
+        }
         break;
       }
       default: {
@@ -326,7 +334,8 @@ function buildEmbed(
   if (!rel.ok) return rel;
   const relationship: Relationship = rel.value;
   const toOne = isToOne(relationship);
-  if (item.spread && !toOne) return err(spreadNotToOne(parent.name, item.relation));
+  // PostgREST v13+: a to-many spread folds each column into an array, which needs aggregates.
+  if (item.spread && !toOne && !ctx.cfg.dbAggregatesEnabled) return err(aggregatesNotAllowed());
 
   const target = findRelation(ctx.cache, relationship.to.schema, relationship.to.name);
   const depth = parent.depth + 1;
@@ -344,14 +353,21 @@ function buildEmbed(
     items: item.select,
   });
   if (!child.ok) return child;
-  if (item.spread && child.value.aggregates) {
+  if (item.spread && !toOne && child.value.aggregates) {
     return err(
       errors.DBRST127('Feature not implemented', {
-        details: `Aggregate functions inside the spread embed '${item.relation}' are not supported`,
+        details: 'Aggregates are not implemented for one-to-many or many-to-many spreads.',
       }),
     );
   }
-
+  if (item.spread && !toOne && child.value.embeds.some((e) => !e.embed.toOne && !e.embed.silent)) {
+    // PostgREST flattens these into the cross product of the children; dbrest does not (yet).
+    return err(
+      errors.DBRST127('Feature not implemented', {
+        details: 'To-many embeds inside a one-to-many or many-to-many spread are not implemented.',
+      }),
+    );
+  }
   let join: EmbedJoin;
   if (relationship.kind === 'computed') {
     join = { kind: 'computed', relationship, parentType: parent.relation };
@@ -394,13 +410,6 @@ function isSilent(d: Draft): boolean {
 // ---- errors -------------------------------------------------------------------------------------
 
 const aggregatesNotAllowed = (): ApiError => errors.DBRST123('Use of aggregate functions is not allowed');
-
-/** PostgREST v12 (PGRST119): spreading a to-many embed is refused. */
-function spreadNotToOne(origin: string, target: string): ApiError {
-  return errors.DBRST119(`A spread operation on '${target}' is not possible`, {
-    details: `'${origin}' and '${target}' do not form a many-to-one or one-to-one relationship`,
-  });
-}
 
 /** Casts are written into SQL, so only type-name characters pass: `int`, `double precision`, `text[]`. */
 const CAST = /^[A-Za-z_][A-Za-z0-9_ ]*(\[\])*$/;

@@ -117,6 +117,7 @@ export interface PlannedEmbed {
   readonly outputName: string;
   readonly toOne: boolean;
   readonly joinType: 'inner' | 'left';
+  /** `...rel(cols)`: the columns go into the parent (to-many: each one as a JSON array). */
   readonly spread: boolean;
   /**
    * True when the embed contributes no output (`clients()` used only to filter with `!inner`):
@@ -146,6 +147,12 @@ export interface ReadNode {
   readonly range: ResolvedRange;
   /** Some select item of this node is an aggregate: the node groups by its other output columns. */
   readonly aggregates: boolean;
+  /**
+   * A to-one spread with aggregates (`...processes(count())`, PostgREST v13+): the parent computes
+   * them, grouped by its own columns. The node outputs the aggregated values raw (`count()` as 1)
+   * under their output names and does not group itself.
+   */
+  readonly hoisted: boolean;
 }
 
 export interface ReadPlan {

@@ -14,7 +14,9 @@
 //   WHERE … [GROUP BY …] ORDER BY … LIMIT $n OFFSET $m
 //
 // `!inner` turns LEFT into INNER (to-many: ON the array IS NOT NULL, i.e. at least one child); a
-// spread `...clients(…)` selects the LATERAL's columns into the parent (`"projects_clients_1".*`).
+// spread `...clients(…)` selects the LATERAL's columns into the parent (`"projects_clients_1".*`);
+// a to-many spread `...tasks(name)` aggregates each column in its LATERAL
+// (`json_agg("clients_tasks_1"."name") AS "name"`) and the parent selects `COALESCE(…, '[]')`.
 //
 // THE SEAM FOR WRITES AND RPC. Every builder takes the root FROM item as an optional `source`, so the
 // same select/embeds apply to rows that are not a table:
@@ -38,7 +40,7 @@
 //   total_count, page_count, body (JSON array text, '[]' when empty), response_headers,
 //   response_status.
 // - buildReadStatement(plan, { count, maxRows }): GET's whole statement, built from the above.
-import type { PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
+import type { AggregateName, PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
 import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
@@ -177,6 +179,12 @@ function lateralJoin(e: PlannedEmbed, parentAlias: string): Sql {
   const kind = e.joinType === 'inner' ? constant('INNER JOIN LATERAL') : constant('LEFT JOIN LATERAL');
   if (e.toOne) return sql`${kind} (${child}) AS ${L} ON TRUE`;
   const on = e.joinType === 'inner' ? sql`${L}.${L} IS NOT NULL` : constant('TRUE');
+  if (e.spread) {
+    // To-many spread (PostgREST v13+): one array per output column, and `L.L` (true, or NULL when
+    // there are no children) for `!inner` and the null-embed filter, as a to-many embed has.
+    const arrays = outputNames(e.node).map((n) => sql`json_agg(${L}.${ident(n)}) AS ${ident(n)}`);
+    return sql`${kind} (SELECT ${join([...arrays, sql`bool_or(TRUE) AS ${L}`])} FROM (${child}) AS ${L}) AS ${L} ON ${on}`;
+  }
   return sql`${kind} (SELECT json_agg(${L}) AS ${L} FROM (${child}) AS ${L}) AS ${L} ON ${on}`;
 }
 
@@ -232,23 +240,41 @@ function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colum
 function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   const items: Sql[] = [];
   const groupBy: Sql[] = [];
-  const grouped = node.aggregates;
+  const grouped = node.aggregates && !node.hoisted;
   for (const s of node.select) {
-    items.push(selectItemSql(node.alias, s, node.columns));
+    items.push(node.hoisted ? hoistedItemSql(node.alias, s, node.columns) : selectItemSql(node.alias, s, node.columns));
     const isAggregate = s.kind === 'count' || (s.kind === 'field' && s.aggregate !== null);
     if (grouped && !isAggregate) groupBy.push(ordinal(items.length));
   }
   for (const e of node.embeds) {
     if (e.silent) continue;
     const L = ident(e.lateralAlias);
+    if (e.spread && !e.toOne) {
+      for (const name of outputNames(e.node)) {
+        const array = sql`COALESCE(${L}.${ident(name)}, '[]')`;
+        if (!grouped) {
+          items.push(sql`${array} AS ${ident(name)}`);
+          continue;
+        }
+        const asText = sql`(${array})::text`;
+        items.push(sql`(${asText})::json AS ${ident(name)}`);
+        groupBy.push(asText);
+      }
+      continue;
+    }
     if (e.spread) {
       if (!grouped) {
         items.push(sql`${L}.*`);
         continue;
       }
-      for (const name of outputNames(e.node)) {
-        items.push(sql`${L}.${ident(name)}`);
-        groupBy.push(ordinal(items.length));
+      for (const o of spreadOutputs(e.node)) {
+        if (o.aggregate === null) {
+          items.push(sql`${L}.${ident(o.name)}`);
+          groupBy.push(ordinal(items.length));
+        } else {
+          // Hoisted from the spread: aggregated here, over the spread's raw values.
+          items.push(sql`${castSql(sql`${AGGREGATE[o.aggregate]}(${L}.${ident(o.name)})`, o.cast)} AS ${ident(o.name)}`);
+        }
       }
       continue;
     }
@@ -264,6 +290,33 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   // `select=` with nothing to show still needs a valid list for SELECT.
   if (items.length === 0) items.push(empty);
   return { items, groupBy };
+}
+
+/**
+ * A hoisted node's item (a to-one spread whose aggregates its parent computes): an aggregate is
+ * output as its raw value (`count()` as 1), under its output name.
+ */
+function hoistedItemSql(alias: string, s: PlannedSelect, columns: ReadNode['columns']): Sql {
+  if (s.kind === 'count') return sql`1 AS ${ident(s.outputName)}`;
+  if (s.kind === 'field' && s.aggregate !== null) return sql`${castSql(fieldSql(alias, s.field), s.cast)} AS ${ident(s.outputName)}`;
+  return selectItemSql(alias, s, columns);
+}
+
+/** The outputs of a to-one spread, with the aggregate its parent applies to each (hoisted ones). */
+function spreadOutputs(node: ReadNode): Array<{ name: string; aggregate: AggregateName | null; cast: string | null }> {
+  const out: Array<{ name: string; aggregate: AggregateName | null; cast: string | null }> = [];
+  for (const s of node.select) {
+    if (s.kind === 'star') out.push(...node.columns.map((c) => ({ name: c.name, aggregate: null, cast: null })));
+    else if (s.kind === 'count') out.push({ name: s.outputName, aggregate: node.hoisted ? 'count' : null, cast: s.cast });
+    else out.push({ name: s.outputName, aggregate: node.hoisted ? s.aggregate : null, cast: s.aggregateCast });
+  }
+  for (const e of node.embeds) {
+    if (e.silent) continue;
+    if (e.spread && e.toOne) out.push(...spreadOutputs(e.node));
+    else if (e.spread) out.push(...outputNames(e.node).map((name) => ({ name, aggregate: null, cast: null })));
+    else out.push({ name: e.outputName, aggregate: null, cast: null });
+  }
+  return out;
 }
 
 /** The column names a node's SELECT produces (spreads flattened). */

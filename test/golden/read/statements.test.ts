@@ -196,3 +196,35 @@ t.test("one-to-one and a disambiguated embed with offset", async (t) => {
   ));
   t.same(s.values, []);
 });
+
+t.test("to-many spread: one json_agg per column in the LATERAL, COALESCE to [] in the parent, a nested to-one spread flattened", async (t) => {
+  const s = compile(buildReadRowsStatement(planOk('clients', 'select=name,...projects(project:name,...clients(owner:name))&projects=not.is.null&projects.order=id')));
+  t.equal(s.text, lines(
+    'SELECT "clients"."name", COALESCE("clients_projects_1"."project", \'[]\') AS "project", COALESCE("clients_projects_1"."owner", \'[]\') AS "owner"',
+    'FROM "test"."clients" AS "clients"',
+    'LEFT JOIN LATERAL (SELECT json_agg("clients_projects_1"."project") AS "project", json_agg("clients_projects_1"."owner") AS "owner", bool_or(TRUE) AS "clients_projects_1"',
+    'FROM (SELECT "projects_1"."name" AS "project", "projects_clients_2".*',
+    'FROM "test"."projects" AS "projects_1"',
+    'LEFT JOIN LATERAL (SELECT "clients_2"."name" AS "owner"',
+    'FROM "test"."clients" AS "clients_2"',
+    'WHERE "clients_2"."id" = "projects_1"."client_id") AS "projects_clients_2" ON TRUE',
+    'WHERE "projects_1"."client_id" = "clients"."id"',
+    'ORDER BY "projects_1"."id") AS "clients_projects_1") AS "clients_projects_1" ON TRUE',
+    'WHERE "clients_projects_1"."clients_projects_1" IS NOT NULL',
+  ));
+  t.same(s.values, []);
+});
+
+t.test("aggregates inside a to-one spread: the LATERAL outputs raw values (count() as 1), the parent aggregates and groups", async (t) => {
+  const s = compile(buildReadRowsStatement(planOk('projects', 'select=id,...clients(client:name,n:id.count()::text,count())&order=id')));
+  t.equal(s.text, lines(
+    'SELECT "projects"."id", "projects_clients_1"."client", CAST(COUNT("projects_clients_1"."n") AS text) AS "n", COUNT("projects_clients_1"."count") AS "count"',
+    'FROM "test"."projects" AS "projects"',
+    'LEFT JOIN LATERAL (SELECT "clients_1"."name" AS "client", "clients_1"."id" AS "n", 1 AS "count"',
+    'FROM "test"."clients" AS "clients_1"',
+    'WHERE "clients_1"."id" = "projects"."client_id") AS "projects_clients_1" ON TRUE',
+    'GROUP BY 1, 2',
+    'ORDER BY 1',
+  ));
+  t.same(s.values, []);
+});

@@ -122,15 +122,27 @@ t.test('DBRST118: related order needs a to-one embed', async (t) => {
   });
 });
 
-t.test('spreads are to-one only', async (t) => {
-  t.same(planErr('clients', 'select=*,...projects(*)'), {
-    code: 'DBRST119',
+t.test('to-many spreads (PostgREST v13+): aggregates on, none inside, no to-many inside', async (t) => {
+  const p = planOk('clients', 'select=*,...projects(id,name)');
+  t.same(p.root.embeds.map((e) => [e.outputName, e.toOne, e.spread]), [['projects', false, true]]);
+  t.match(planErr('clients', 'select=*,...projects(*)', { aggregates: false }), { code: 'DBRST123', message: 'Use of aggregate functions is not allowed' });
+  t.same(planErr('clients', 'select=...projects(id.sum())'), {
+    code: 'DBRST127',
     status: 400,
-    message: "A spread operation on 'projects' is not possible",
-    details: "'clients' and 'projects' do not form a many-to-one or one-to-one relationship",
+    message: 'Feature not implemented',
+    details: 'Aggregates are not implemented for one-to-many or many-to-many spreads.',
     hint: null,
   });
-  t.match(planErr('projects', 'select=...clients(id.sum())'), { code: 'DBRST127' }, 'aggregates inside a spread are not supported');
+  t.match(planErr('clients', 'select=...projects(tasks(id))'), { code: 'DBRST127' }, 'to-many embeds inside are not implemented');
+});
+
+t.test('aggregates inside a to-one spread are hoisted: the parent groups', async (t) => {
+  const p = planOk('projects', 'select=name,...clients(id.sum())');
+  t.equal(p.root.aggregates, true, 'the parent aggregates');
+  t.equal(p.root.embeds[0]!.node.hoisted, true, 'the spread outputs raw values');
+  t.equal(planOk('projects', 'select=name,...clients(name)').root.embeds[0]!.node.hoisted, false, 'no aggregate, nothing hoisted');
+  t.equal(planOk('projects', 'select=name,clients(id.sum())').root.aggregates, false, 'a non-spread embed groups itself');
+  t.match(planErr('projects', 'select=...clients(count())', { aggregates: false }), { code: 'DBRST123' });
 });
 
 t.test('DBRST123: aggregates disabled', async (t) => {
