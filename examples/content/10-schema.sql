@@ -70,10 +70,13 @@ CREATE TABLE IF NOT EXISTS content.pages (
 );
 -- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
 -- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
-CREATE INDEX IF NOT EXISTS pages_path_visible_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent);
+-- visibility, tree filters and the first scan of a listing (id, title: order=title) without the heap
+DROP INDEX IF EXISTS content.pages_path_visible_idx;
+CREATE INDEX IF NOT EXISTS pages_path_cover_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent, id, title);
 CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
 CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
-CREATE INDEX IF NOT EXISTS pages_type_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at);  -- type=
+DROP INDEX IF EXISTS content.pages_type_idx;
+CREATE INDEX IF NOT EXISTS pages_type_cover_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at, id);  -- type=
 CREATE INDEX IF NOT EXISTS pages_search_idx ON content.pages USING gin (search_words);  -- search=
 CREATE INDEX IF NOT EXISTS pages_private_idx ON content.pages (path) WHERE private;     -- in_private upkeep
 

@@ -163,8 +163,13 @@ LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$
 -- SQL condition: page alias `a` is visible in the site whose tree root paths are `roots`.
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND (%2$s))',
-    a, coalesce((SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r), 'false'))
+  -- The range from the first root to just past the last (byte order, path is COLLATE "C") is implied
+  -- by the prefix tests; spelled out, it is an index condition on path even with several roots.
+  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %3$s(%2$s))',
+    a, coalesce((SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r), 'false'),
+    coalesce((SELECT format('%1$s.path >= %2$L AND %1$s.path < %3$L AND ', a, min(r COLLATE "C"),
+                            left(max(r COLLATE "C"), -1) || chr(ascii(right(max(r COLLATE "C"), 1)) + 1))
+                FROM unnest(roots) r WHERE r <> ''), ''))
 $$;
 
 CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
@@ -570,6 +575,7 @@ DECLARE
   spec jsonb;
   where_sql text;
   total bigint;
+  ids integer[];
   items json;
   loc integer;
 BEGIN
@@ -578,7 +584,7 @@ BEGIN
     IF coalesce(q->>'type', '') <> '' THEN
       ptypes := content.parse_types(q->>'type');
       IF NOT ('wagtailcore.Page' = ANY (ptypes)) THEN
-        conds := conds || format('a.type = ANY (%L::text[])', ptypes);
+        conds := conds || CASE WHEN cardinality(ptypes) = 1 THEN format('a.type = %L', ptypes[1]) ELSE format('a.type = ANY (%L::text[])', ptypes) END;
         IF cardinality(ptypes) = 1 THEN ptype := ptypes[1]; END IF;
       END IF;
     END IF;
@@ -686,12 +692,22 @@ BEGIN
   spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
 
   where_sql := array_to_string(conds, ' AND ');
-  EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
-  IF lim = 0 OR off >= total THEN
+  -- One scan gives the exact total (a window count over every match) and the ids of the page of
+  -- results; only those rows are read again to build their JSON. When the page is empty (limit=0, an
+  -- offset past the end) the total comes from a plain count.
+  IF lim > 0 THEN
+    EXECUTE format('SELECT array_agg(x.id), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) x',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
+  END IF;
+  IF ids IS NULL THEN
+    total := 0;
+    IF lim = 0 OR off > 0 THEN
+      EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
+    END IF;
     items := '[]';
   ELSE
-    EXECUTE format('SELECT coalesce(json_agg(%s), ''[]''::json) FROM (SELECT a.* FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) a',
-      content.item_sql(resource, ptype, spec, 'a', roots), resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO items;
+    EXECUTE format('SELECT json_agg(%s ORDER BY array_position($1, a.id)) FROM content.%I a WHERE a.id = ANY ($1)',
+      content.item_sql(resource, ptype, spec, 'a', roots), resource) INTO items USING ids;
   END IF;
   RETURN json_build_object('meta', json_build_object('total_count', total), 'items', items);
 END $$;
