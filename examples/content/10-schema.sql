@@ -68,6 +68,9 @@ CREATE TABLE IF NOT EXISTS content.pages (
   in_private         boolean NOT NULL DEFAULT false,
   search_words       tsvector NOT NULL DEFAULT ''
 );
+-- The slugs below depth 2 (where every site root and its translations are), each followed by '/':
+-- html_url's path without a query per ancestor. Kept by a statement trigger, as in_private.
+ALTER TABLE content.pages ADD COLUMN IF NOT EXISTS url_path text NOT NULL DEFAULT '';
 -- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
 -- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
 -- visibility, tree filters and the first scan of a listing (id, title: order=title) without the heap
@@ -175,3 +178,19 @@ END $$;
 DROP TRIGGER IF EXISTS pages_in_private ON content.pages;
 CREATE TRIGGER pages_in_private AFTER INSERT OR DELETE OR UPDATE OF private, path
   ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_in_private();
+
+CREATE OR REPLACE FUNCTION content.pages_url_path() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  UPDATE content.pages p SET url_path = x.v
+    FROM (SELECT c.id, coalesce((SELECT string_agg(a.slug || '/', '' ORDER BY a.path) FROM content.pages a
+                                  WHERE a.path = ANY (content.path_prefixes(c.path)) AND a.depth > 2), '') AS v
+            FROM content.pages c) x
+   WHERE x.id = p.id AND p.url_path IS DISTINCT FROM x.v;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS pages_url_path ON content.pages;
+CREATE TRIGGER pages_url_path AFTER INSERT OR UPDATE OF slug, path
+  ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_url_path();
+-- pages loaded before the column existed
+UPDATE content.pages SET slug = slug WHERE id = (SELECT min(id) FROM content.pages);

@@ -193,12 +193,13 @@ $$;
 
 -- html_url (§3.5): the site whose tree holds the page, a locale prefix when the page's locale is not
 -- the site root's, then the slugs below the tree root.
-CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer) RETURNS text
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN (SELECT content.root_url(s.hostname, s.port)
+DROP FUNCTION IF EXISTS content.page_html_url(text, integer, integer);
+CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer, p_url_path text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT content.root_url(s.hostname, s.port)
       || CASE WHEN p_locale = r.locale_id THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
       || CASE WHEN p_depth <= t.depth THEN '/'
+              WHEN t.depth = 2 THEN '/' || p_url_path   -- the stored slugs below depth 2
               ELSE '/' || (SELECT string_agg(a.slug, '/' ORDER BY a.depth) FROM content.pages a
                             WHERE a.path = ANY (content.path_prefixes(p_path)) AND a.depth > t.depth) || '/' END
   FROM content.site_trees t
@@ -206,8 +207,8 @@ BEGIN
   JOIN content.pages r ON r.id = s.root_page
   WHERE p_path LIKE t.path || '%'
   ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id
-  LIMIT 1);
-END $$;
+  LIMIT 1
+$$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
 CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
@@ -216,7 +217,7 @@ BEGIN
   RETURN (SELECT json_build_object('id', p.id,
     'meta', json_build_object('type', p.type,
       'detail_url', (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/pages/' || p.id || '/',
-      'html_url', content.page_html_url(p.path, p.depth, p.locale_id)),
+      'html_url', content.page_html_url(p.path, p.depth, p.locale_id, p.url_path)),
     'title', p.title)
   FROM content.pages p WHERE p.id = pid AND content.page_visible(p, roots));
 END $$;
@@ -235,7 +236,7 @@ BEGIN
     (0,   'id',                 'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
     (101, 'type',               'meta', 'computed', false, false, false, '$a.type', NULL),
     (102, 'detail_url',         'meta', 'computed', false, false, false, '$b || ''/api/v2/pages/'' || $a.id || ''/''', NULL),
-    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id)', NULL),
+    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id, $a.url_path)', NULL),
     (104, 'slug',               'meta', 'text',     false, true,  true,  '$a.slug', '$a.slug'),
     (105, 'show_in_menus',      'meta', 'boolean',  false, true,  true,  '$a.show_in_menus', '$a.show_in_menus'),
     (106, 'seo_title',          'meta', 'text',     false, true,  true,  '$a.seo_title', '$a.seo_title'),
