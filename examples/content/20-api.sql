@@ -161,15 +161,28 @@ CREATE OR REPLACE FUNCTION content.site_root_page(site integer) RETURNS integer
 LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$;
 
 -- SQL condition: page alias `a` is visible in the site whose tree root paths are `roots`.
+-- The range from the first root to just past the last (byte order, path is COLLATE "C") is implied
+-- by the prefix tests; spelled out, it is an index condition on path even with several roots. When no
+-- page lies between the roots' subtrees (site A and its translations are neighbours), the range alone
+-- is the same condition and the per-row prefix tests are left out.
+CREATE OR REPLACE FUNCTION content.path_after(prefix text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT left(prefix, -1) || chr(ascii(right(prefix, 1)) + 1) $$;
+
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  -- The range from the first root to just past the last (byte order, path is COLLATE "C") is implied
-  -- by the prefix tests; spelled out, it is an index condition on path even with several roots.
-  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %3$s(%2$s))',
-    a, coalesce((SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r), 'false'),
-    coalesce((SELECT format('%1$s.path >= %2$L AND %1$s.path < %3$L AND ', a, min(r COLLATE "C"),
-                            left(max(r COLLATE "C"), -1) || chr(ascii(right(max(r COLLATE "C"), 1)) + 1))
-                FROM unnest(roots) r WHERE r <> ''), ''))
+LANGUAGE sql STABLE AS $$
+  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
+    CASE WHEN coalesce(cardinality(roots), 0) = 0 THEN 'false'
+         WHEN '' = ANY (roots) THEN 'true'
+         ELSE format('%1$s.path >= %2$L AND %1$s.path < %3$L', a, (SELECT min(r COLLATE "C") FROM unnest(roots) r),
+                     content.path_after((SELECT max(r COLLATE "C") FROM unnest(roots) r)))
+           -- per gap, the first page at or after its start (an ordered probe of the path index)
+           || CASE WHEN NOT EXISTS (SELECT 1
+                                      FROM (SELECT content.path_after(r) AS lo, lead(r) OVER (ORDER BY r COLLATE "C") AS hi FROM unnest(roots) r) g,
+                                      LATERAL (SELECT p.path FROM content.pages p WHERE p.path >= g.lo ORDER BY p.path LIMIT 1) n
+                                     WHERE n.path < g.hi)
+                   THEN ''
+                   ELSE ' AND (' || (SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r) || ')' END
+    END)
 $$;
 
 CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
