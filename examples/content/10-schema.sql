@@ -68,12 +68,18 @@ CREATE TABLE IF NOT EXISTS content.pages (
   in_private         boolean NOT NULL DEFAULT false,
   search_words       tsvector NOT NULL DEFAULT ''
 );
+-- The slugs below depth 2 (where every site root and its translations are), each followed by '/':
+-- html_url's path without a query per ancestor. Kept by a statement trigger, as in_private.
+ALTER TABLE content.pages ADD COLUMN IF NOT EXISTS url_path text NOT NULL DEFAULT '';
 -- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
 -- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
-CREATE INDEX IF NOT EXISTS pages_path_visible_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent);
+-- visibility, tree filters and the first scan of a listing (id, title: order=title) without the heap
+DROP INDEX IF EXISTS content.pages_path_visible_idx;
+CREATE INDEX IF NOT EXISTS pages_path_cover_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent, id, title);
 CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
 CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
-CREATE INDEX IF NOT EXISTS pages_type_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at);  -- type=
+DROP INDEX IF EXISTS content.pages_type_idx;
+CREATE INDEX IF NOT EXISTS pages_type_cover_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at, id);  -- type=
 CREATE INDEX IF NOT EXISTS pages_search_idx ON content.pages USING gin (search_words);  -- search=
 CREATE INDEX IF NOT EXISTS pages_private_idx ON content.pages (path) WHERE private;     -- in_private upkeep
 
@@ -172,3 +178,19 @@ END $$;
 DROP TRIGGER IF EXISTS pages_in_private ON content.pages;
 CREATE TRIGGER pages_in_private AFTER INSERT OR DELETE OR UPDATE OF private, path
   ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_in_private();
+
+CREATE OR REPLACE FUNCTION content.pages_url_path() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  UPDATE content.pages p SET url_path = x.v
+    FROM (SELECT c.id, coalesce((SELECT string_agg(a.slug || '/', '' ORDER BY a.path) FROM content.pages a
+                                  WHERE a.path = ANY (content.path_prefixes(c.path)) AND a.depth > 2), '') AS v
+            FROM content.pages c) x
+   WHERE x.id = p.id AND p.url_path IS DISTINCT FROM x.v;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS pages_url_path ON content.pages;
+CREATE TRIGGER pages_url_path AFTER INSERT OR UPDATE OF slug, path
+  ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_url_path();
+-- pages loaded before the column existed
+UPDATE content.pages SET slug = slug WHERE id = (SELECT min(id) FROM content.pages);

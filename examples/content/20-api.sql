@@ -161,10 +161,28 @@ CREATE OR REPLACE FUNCTION content.site_root_page(site integer) RETURNS integer
 LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$;
 
 -- SQL condition: page alias `a` is visible in the site whose tree root paths are `roots`.
+-- The range from the first root to just past the last (byte order, path is COLLATE "C") is implied
+-- by the prefix tests; spelled out, it is an index condition on path even with several roots. When no
+-- page lies between the roots' subtrees (site A and its translations are neighbours), the range alone
+-- is the same condition and the per-row prefix tests are left out.
+CREATE OR REPLACE FUNCTION content.path_after(prefix text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT left(prefix, -1) || chr(ascii(right(prefix, 1)) + 1) $$;
+
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND (%2$s))',
-    a, coalesce((SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r), 'false'))
+LANGUAGE sql STABLE AS $$
+  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
+    CASE WHEN coalesce(cardinality(roots), 0) = 0 THEN 'false'
+         WHEN '' = ANY (roots) THEN 'true'
+         ELSE format('%1$s.path >= %2$L AND %1$s.path < %3$L', a, (SELECT min(r COLLATE "C") FROM unnest(roots) r),
+                     content.path_after((SELECT max(r COLLATE "C") FROM unnest(roots) r)))
+           -- per gap, the first page at or after its start (an ordered probe of the path index)
+           || CASE WHEN NOT EXISTS (SELECT 1
+                                      FROM (SELECT content.path_after(r) AS lo, lead(r) OVER (ORDER BY r COLLATE "C") AS hi FROM unnest(roots) r) g,
+                                      LATERAL (SELECT p.path FROM content.pages p WHERE p.path >= g.lo ORDER BY p.path LIMIT 1) n
+                                     WHERE n.path < g.hi)
+                   THEN ''
+                   ELSE ' AND (' || (SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r) || ')' END
+    END)
 $$;
 
 CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
@@ -188,12 +206,13 @@ $$;
 
 -- html_url (§3.5): the site whose tree holds the page, a locale prefix when the page's locale is not
 -- the site root's, then the slugs below the tree root.
-CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer) RETURNS text
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN (SELECT content.root_url(s.hostname, s.port)
+DROP FUNCTION IF EXISTS content.page_html_url(text, integer, integer);
+CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer, p_url_path text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT content.root_url(s.hostname, s.port)
       || CASE WHEN p_locale = r.locale_id THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
       || CASE WHEN p_depth <= t.depth THEN '/'
+              WHEN t.depth = 2 THEN '/' || p_url_path   -- the stored slugs below depth 2
               ELSE '/' || (SELECT string_agg(a.slug, '/' ORDER BY a.depth) FROM content.pages a
                             WHERE a.path = ANY (content.path_prefixes(p_path)) AND a.depth > t.depth) || '/' END
   FROM content.site_trees t
@@ -201,8 +220,8 @@ BEGIN
   JOIN content.pages r ON r.id = s.root_page
   WHERE p_path LIKE t.path || '%'
   ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id
-  LIMIT 1);
-END $$;
+  LIMIT 1
+$$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
 CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
@@ -211,7 +230,7 @@ BEGIN
   RETURN (SELECT json_build_object('id', p.id,
     'meta', json_build_object('type', p.type,
       'detail_url', (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/pages/' || p.id || '/',
-      'html_url', content.page_html_url(p.path, p.depth, p.locale_id)),
+      'html_url', content.page_html_url(p.path, p.depth, p.locale_id, p.url_path)),
     'title', p.title)
   FROM content.pages p WHERE p.id = pid AND content.page_visible(p, roots));
 END $$;
@@ -230,7 +249,7 @@ BEGIN
     (0,   'id',                 'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
     (101, 'type',               'meta', 'computed', false, false, false, '$a.type', NULL),
     (102, 'detail_url',         'meta', 'computed', false, false, false, '$b || ''/api/v2/pages/'' || $a.id || ''/''', NULL),
-    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id)', NULL),
+    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id, $a.url_path)', NULL),
     (104, 'slug',               'meta', 'text',     false, true,  true,  '$a.slug', '$a.slug'),
     (105, 'show_in_menus',      'meta', 'boolean',  false, true,  true,  '$a.show_in_menus', '$a.show_in_menus'),
     (106, 'seo_title',          'meta', 'text',     false, true,  true,  '$a.seo_title', '$a.seo_title'),
@@ -570,6 +589,7 @@ DECLARE
   spec jsonb;
   where_sql text;
   total bigint;
+  ids integer[];
   items json;
   loc integer;
 BEGIN
@@ -578,7 +598,7 @@ BEGIN
     IF coalesce(q->>'type', '') <> '' THEN
       ptypes := content.parse_types(q->>'type');
       IF NOT ('wagtailcore.Page' = ANY (ptypes)) THEN
-        conds := conds || format('a.type = ANY (%L::text[])', ptypes);
+        conds := conds || CASE WHEN cardinality(ptypes) = 1 THEN format('a.type = %L', ptypes[1]) ELSE format('a.type = ANY (%L::text[])', ptypes) END;
         IF cardinality(ptypes) = 1 THEN ptype := ptypes[1]; END IF;
       END IF;
     END IF;
@@ -686,12 +706,22 @@ BEGIN
   spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
 
   where_sql := array_to_string(conds, ' AND ');
-  EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
-  IF lim = 0 OR off >= total THEN
+  -- One scan gives the exact total (a window count over every match) and the ids of the page of
+  -- results; only those rows are read again to build their JSON. When the page is empty (limit=0, an
+  -- offset past the end) the total comes from a plain count.
+  IF lim > 0 THEN
+    EXECUTE format('SELECT array_agg(x.id), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) x',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
+  END IF;
+  IF ids IS NULL THEN
+    total := 0;
+    IF lim = 0 OR off > 0 THEN
+      EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
+    END IF;
     items := '[]';
   ELSE
-    EXECUTE format('SELECT coalesce(json_agg(%s), ''[]''::json) FROM (SELECT a.* FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) a',
-      content.item_sql(resource, ptype, spec, 'a', roots), resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO items;
+    EXECUTE format('SELECT json_agg(%s ORDER BY array_position($1, a.id)) FROM content.%I a WHERE a.id = ANY ($1)',
+      content.item_sql(resource, ptype, spec, 'a', roots), resource) INTO items USING ids;
   END IF;
   RETURN json_build_object('meta', json_build_object('total_count', total), 'items', items);
 END $$;

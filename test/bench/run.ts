@@ -15,7 +15,8 @@
 //   BENCH_W6_REQUESTS      sequential big-response requests per server (default 3)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
-//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2 (default all)
+//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all)
+//   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P4 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
 //
@@ -58,6 +59,7 @@ const cfg = {
   w7Runs: Math.round(envNumber('BENCH_W7_RUNS', 3, 1)),
   w7Tables: Math.round(envNumber('BENCH_W7_TABLES', 1000, 1)),
   w7Fks: Math.round(envNumber('BENCH_W7_FKS', 2000, 0)),
+  contentPages: Math.round(envNumber('BENCH_CONTENT_PAGES', 100000, 10)),
   cases: (process.env.BENCH_CASES ?? '')
     .split(',')
     .map((s) => s.trim().toUpperCase())
@@ -289,6 +291,8 @@ interface LoadCase {
   readonly title: string;
   /** Cycled through by every connection; the first is also the probe. */
   readonly requests: ReadonlyArray<HttpRequest>;
+  /** Concurrent connections for this case (default BENCH_CONNECTIONS). */
+  readonly connections?: number;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
@@ -390,7 +394,7 @@ function cannon(port: number, c: LoadCase, seconds: number): Promise<Result> {
   return new Promise((resolve, reject) => {
     const requests: Request[] = c.requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body }));
     currentCannon = autocannon(
-      { url: `http://127.0.0.1:${port}`, connections: cfg.connections, duration: seconds, timeout: 10, requests },
+      { url: `http://127.0.0.1:${port}`, connections: c.connections ?? cfg.connections, duration: seconds, timeout: 10, requests },
       (err, result) => {
         currentCannon = null;
         if (err) reject(err);
@@ -712,6 +716,138 @@ async function startCmsServer(uri: string): Promise<{ child: Child; port: number
   if (login.status !== 201 || !cookie) return { reason: `log-in answered ${login.status}: ${snippet(login.body)}` };
   const csrf = (JSON.parse(login.body!.toString()) as { Session: { csrfToken: string } }).Session.csrfToken;
   return { child, port, session: { cookie, csrf } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// P1–P4: the content API example (examples/content) with generated pages, on a dbrest serving the
+// example's own configuration, at 8 connections (issue 11: each p99 under 50 ms). dbrest only.
+
+const CONTENT = '/api/v2';
+const CONTENT_IDS = ['P1', 'P2', 'P3', 'P4'];
+const CONTENT_CONNECTIONS = 8;
+
+interface ContentResult {
+  readonly id: string;
+  readonly title: string;
+  readonly request: string;
+  readonly connections: number;
+  readonly side: Side;
+}
+
+/** Load examples/content, generate pages, VACUUM ANALYZE, pick the requests' values from the data. */
+async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: number; params: Record<string, string | number> }> {
+  const dir = path.join(root, 'examples', 'content');
+  const client = new pg.Client({ connectionString: uri });
+  client.on('error', () => undefined);
+  await client.connect();
+  const start = performance.now();
+  try {
+    for (const f of readdirSync(dir).filter((n) => /^\d.*\.sql$/.test(n)).sort()) {
+      await client.query(`BEGIN;\n${readFileSync(path.join(dir, f), 'utf8')}\nCOMMIT;`);
+    }
+    await client.query(readFileSync(path.join(dir, 'tools', 'generate.sql'), 'utf8'));
+    const t0 = performance.now();
+    const summary = (await client.query('SELECT content.generate($1) AS s', [cfg.contentPages])).rows[0].s as string;
+    await client.query('VACUUM ANALYZE');
+    log(`  content: ${summary}, generated and vacuumed in ${round((performance.now() - t0) / 1000, 1)} s`);
+    // Values from the generated data, for the default site (A, root page 2, path 00010001).
+    const one = async (sql: string): Promise<Record<string, unknown>> => {
+      const r = await client.query(sql);
+      if (r.rows.length === 0) throw new Error(`content bench: no value for ${sql}`);
+      return r.rows[0] as Record<string, unknown>;
+    };
+    const visible = `live AND NOT in_private AND (expire_at IS NULL OR expire_at > now()) AND path LIKE '00010001%'`;
+    // two words of a title "<Verb> <noun> in <adj> weather": a pair that occurs in a few dozen pages
+    const words = (await one(`SELECT lower(split_part(title, ' ', 1)) || ' ' || split_part(title, ' ', 2) AS w
+        FROM content.pages WHERE ${visible} AND title ~ '^[A-Z][a-z]+ [a-z]+ in [a-z]+ weather$' ORDER BY id LIMIT 1 OFFSET 100`)).w as string;
+    // a page at depth 4 with the most descendants
+    const desc = await one(`SELECT p.id, (SELECT count(*) FROM content.pages c WHERE c.path LIKE p.path || '%') - 1 AS n
+        FROM content.pages p WHERE p.depth = 4 AND ${visible.replace(/\b(live|in_private|expire_at|path)\b/g, 'p.$1')}
+        ORDER BY 2 DESC, 1 LIMIT 1`);
+    const type = (await one(`SELECT type FROM content.pages WHERE ${visible} GROUP BY type ORDER BY count(*) DESC LIMIT 1`)).type as string;
+    const detail = (await one(`SELECT id FROM content.pages WHERE ${visible} AND type = 'blog.BlogPage' AND fields ? 'feed_image'
+        AND fields->>'feed_image' IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1000`)).id as number;
+    const params = { search: words, descendant_of: Number(desc.id), descendants: Number(desc.n), type, detail };
+    log(`  content: search=${words}, descendant_of=${desc.id} (${desc.n} descendants), type=${type}, detail ${detail}`);
+    const get = (p: string): HttpRequest => ({ method: 'GET', path: `${CONTENT}${p}`, headers: { accept: 'application/json' } });
+    const c = (id: string, title: string, p: string): LoadCase => ({ id, title, requests: [get(p)], connections: CONTENT_CONNECTIONS });
+    const cases = [
+      c('P1', 'content search, 2 words', `/pages/?search=${encodeURIComponent(words).replace(/%20/g, '+')}&limit=20`),
+      c('P2', 'content descendant_of, -title', `/pages/?descendant_of=${desc.id}&order=-title`),
+      c('P3', 'content type, fields=*', `/pages/?type=${encodeURIComponent(type)}&fields=*`),
+      c('P4', 'content detail', `/pages/${detail}/`),
+    ];
+    return { cases, loadMs: round(performance.now() - start, 0), params };
+  } finally {
+    await client.end();
+  }
+}
+
+async function startContentServer(uri: string): Promise<{ child: Child; port: number } | { reason: string }> {
+  const port = await freePort();
+  const child = startChild('dbrest-content', [cfg.dbrestBin, 'serve', path.join(root, 'examples', 'content', 'dbrest.config.json')], {
+    DBREST_DB_URI: uri,
+    DBREST_DB_POOL: String(cfg.pool),
+    DBREST_SERVER_HOST: '127.0.0.1',
+    DBREST_SERVER_PORT: String(port),
+    DBREST_LOG_LEVEL: 'error',
+  });
+  cleanups.push(() => child.stop());
+  const up = await waitAnswering(port, child, 30_000);
+  if ('reason' in up) return { reason: up.reason };
+  if (child.pid) serverPids.set(port, child.pid);
+  return { child, port };
+}
+
+/** One server only: a warm-up, then the rounds. */
+async function runSingleCase(c: LoadCase, port: number): Promise<ContentResult> {
+  const first = c.requests[0]!;
+  const connections = c.connections ?? cfg.connections;
+  log(`${c.id} ${c.title}: ${first.method} ${first.path} (${connections} connections)`);
+  const p = await probe(port, first);
+  let note = p.note;
+  if (!note && p.res) {
+    const count = (JSON.parse(p.res.body!.toString()) as { meta?: { total_count?: number } }).meta?.total_count;
+    if (count !== undefined) log(`  total_count ${count}`);
+  }
+  const rounds: RunFigures[] = [];
+  const run = async (seconds: number, keep: boolean) => {
+    if (note !== undefined) return;
+    try {
+      const f = await measureRound(port, c, seconds);
+      const bad = failure(f);
+      if (bad) note = keep ? bad : `warm-up: ${bad}`;
+      else if (keep) rounds.push(f);
+    } catch (e) {
+      note = `load run failed: ${(e as Error).message}`;
+    }
+  };
+  if (cfg.warmup > 0) await run(cfg.warmup, false);
+  for (let r = 0; r < cfg.rounds; r++) await run(cfg.seconds / cfg.rounds, true);
+  const side: Side =
+    note !== undefined || rounds.length === 0 ? { outcome: 'n/a', probeStatus: p.res?.status, note: note ?? 'no measured round' } : { outcome: 'ok', figures: combine(rounds) };
+  log(`  dbrest: ${describeSide(side)}`);
+  return { id: c.id, title: c.title, request: `${first.method} ${first.path}`, connections, side };
+}
+
+function printContent(rows: ContentResult[]): void {
+  const head = [pad('case', 34, true), pad('conns', 6), pad('req/s', 8), pad('p50 ms', 8), pad('p99 ms', 8), pad('CPU/req µs (server+pg)', 24)];
+  log(head.join(' '));
+  log('-'.repeat(head.join(' ').length));
+  for (const r of rows) {
+    const f = r.side.outcome === 'ok' ? r.side.figures! : null;
+    log(
+      [
+        pad(`${r.id} ${r.title}`, 34, true),
+        pad(String(r.connections), 6),
+        pad(f ? fmt(f.reqPerSec) : r.side.probeStatus ? `n/a (${r.side.probeStatus})` : 'n/a', 8),
+        pad(f ? String(f.p50Ms) : '', 8),
+        pad(f ? String(f.p99Ms) : '', 8),
+        pad(f ? `${f.serverCpuUs ?? '?'} + ${f.pgCpuUs ?? '?'}` : '', 24),
+      ].join(' '),
+    );
+    log(`   ${r.request}`);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1037,7 +1173,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -1123,6 +1259,22 @@ async function main(): Promise<number> {
     }
   }
 
+  const content: ContentResult[] = [];
+  let contentSetup: { loadMs: number; params: Record<string, string | number> } | { note: string } | null = null;
+  if (CONTENT_IDS.some(wanted)) {
+    log(`loading examples/content with ${cfg.contentPages} generated pages and starting a dbrest for it…`);
+    const loaded = await loadContent(dataset.uri);
+    const server = await startContentServer(dataset.uri);
+    if ('reason' in server) {
+      log(`  content cases not run: ${server.reason}`);
+      contentSetup = { note: server.reason };
+    } else {
+      contentSetup = { loadMs: loaded.loadMs, params: loaded.params };
+      for (const c of loaded.cases) if (wanted(c.id)) content.push(await runSingleCase(c, server.port));
+      await server.child.stop();
+    }
+  }
+
   const big = wanted('W6') ? await runBigCase(floor, floorPort, dbrestDown ? null : dbrest, dbrestDown ? null : dbrestPort, dbrestDown) : null;
 
   await floor.stop();
@@ -1132,11 +1284,16 @@ async function main(): Promise<number> {
   if (catalog && catalog.outcome !== 'ok') log(`  ${catalog.note}`);
 
   log();
-  printTable(load, big, catalog);
+  if (load.length > 0 || big || catalog) printTable(load, big, catalog);
   for (const p of pairs) {
     const cpu = (x: Side) => (x.outcome === 'ok' ? `${x.figures!.serverCpuUs ?? '?'} + ${x.figures!.pgCpuUs ?? '?'} µs` : 'n/a');
     const rps = (x: Side) => (x.outcome === 'ok' ? `${fmt(x.figures!.reqPerSec)} req/s` : 'n/a');
     log(`${p.id} ${p.title}: ${rps(p.a.side)}, CPU/req ${cpu(p.a.side)}  vs  ${rps(p.b.side)}, CPU/req ${cpu(p.b.side)}  → CPU ratio ${p.cpuRatio ?? 'n/a'}, req/s ratio ${p.rpsRatio ?? 'n/a'}`);
+  }
+
+  if (content.length > 0) {
+    log();
+    printContent(content);
   }
 
   const results = {
@@ -1146,6 +1303,7 @@ async function main(): Promise<number> {
     dbrest: { entry: path.relative(root, cfg.dbrestBin), ...(dbrestDown === null ? { status: 'answering' } : { status: 'not answering', note: dbrestStartFailure ?? dbrestDown }) },
     cases: load,
     pairs,
+    content: { setup: contentSetup, cases: content },
     w6: big,
     w7: catalog,
     elapsedSeconds: round((Date.now() - started) / 1000, 0),
