@@ -21,37 +21,30 @@ const DESCRIPTION_SQL = `SELECT (
 )`;
 
 // PostgREST's accessibleTables condition: owned (through membership), or any table privilege, or
-// any column privilege. Routines: EXECUTE. Indexes are 1-based positions in the arrays.
-const ACCESS_SQL = `${DESCRIPTION_SQL},
-(
+// any column privilege. Routines: EXECUTE. Indexes are 1-based positions in the arrays; `$n` names
+// the array parameter each subquery reads.
+const accessibleRelations = (param: string) => `(
   SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest($2::text[]) WITH ORDINALITY AS r (name, i)
+  FROM pg_catalog.unnest(${param}::text[]) WITH ORDINALITY AS r (name, i)
   JOIN pg_catalog.pg_class c ON c.oid = pg_catalog.to_regclass(r.name)
   WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
      OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
      OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
-),
-(
+)`;
+const executableRoutines = (param: string) => `(
   SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest($3::text[]) WITH ORDINALITY AS r (signature, i)
+  FROM pg_catalog.unnest(${param}::text[]) WITH ORDINALITY AS r (signature, i)
   WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
 )`;
 
+const ACCESS_SQL = `${DESCRIPTION_SQL},
+${accessibleRelations('$2')},
+${executableRoutines('$3')}`;
+
 // Route mounts' targets, in any schema: the same conditions on two more arrays.
 const MOUNT_ACCESS_SQL = `${ACCESS_SQL},
-(
-  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest($4::text[]) WITH ORDINALITY AS r (name, i)
-  JOIN pg_catalog.pg_class c ON c.oid = pg_catalog.to_regclass(r.name)
-  WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
-     OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
-     OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
-),
-(
-  SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest($5::text[]) WITH ORDINALITY AS r (signature, i)
-  WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
-)`;
+${accessibleRelations('$4')},
+${executableRoutines('$5')}`;
 
 /** The relations and routines of `schema` the statement asks about, in the arrays' order. */
 export interface AccessQuestion {
