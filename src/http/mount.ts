@@ -39,14 +39,20 @@ interface Built {
 }
 const tables = new WeakMap<SchemaCache, Built>();
 
-/** The mount table for this schema cache and configuration (built on first use, then reused). */
+/**
+ * The mount table for this schema cache and configuration: built once (start.ts builds it as soon as a
+ * cache or configuration is loaded, so requests only look it up), its problems logged then.
+ */
 export function mountTable(app: AppState, cache: SchemaCache): MountTable | null {
   const config = app.config;
   if (config.routes.length === 0) return null;
   const built = tables.get(cache);
   if (built && built.config === config) return built.table;
   const resolved = resolveMounts(config.routes, cache, config.dbSchemas);
+  for (const p of resolved.problems) app.log.error(`${p.where} (${p.what}): ${p.message}`);
   const table = buildMountTable(resolved.groups, (where, message) => app.log.error(`${where}: ${message}`));
+  const all = resolved.groups.flatMap((g) => g.mounts);
+  app.log.info(`${all.filter((m) => m.kind !== 'broken').length} of ${all.length} route mounts ready`);
   tables.set(cache, { config, table, apps: new WeakMap() });
   return table;
 }

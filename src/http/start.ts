@@ -19,7 +19,8 @@ import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
 import { fetchTimezones } from '../db/timezones.js';
 import type { Logger } from '../observe/log.js';
-import { cacheSchemas, resolveMounts } from '../mount/check.js';
+import { cacheSchemas } from '../mount/check.js';
+import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -81,14 +82,6 @@ async function listenUnix(server: http.Server, socketPath: string, mode: string)
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
-/** Each mount's problem against the schema cache, logged (a bad mount answers 500, the others work). */
-function reportMounts(config: AppConfig, cache: SchemaCache, log: Logger): void {
-  if (config.routes.length === 0) return;
-  const { groups, problems } = resolveMounts(config.routes, cache, config.dbSchemas);
-  for (const p of problems) log.error(`${p.where} (${p.what}): ${p.message}`);
-  const all = groups.flatMap((g) => g.mounts);
-  log.info(`${all.filter((m) => m.kind !== 'broken').length} of ${all.length} route mounts ready`);
-}
 
 /** Backoff between reconnection attempts: 0.5 s doubling up to 8 s (PostgREST caps at 32 s). */
 export const RETRY_INITIAL_MS = 500;
@@ -135,7 +128,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
-      reportMounts(config, loaded.cache, log);
+      mountTable(app, loaded.cache);
       readyWaiters.forEach((w) => w());
       readyWaiters = [];
     } finally {
@@ -290,7 +283,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (kept.length > 0) log.warn(`config reloaded; these keys need a restart to change: ${kept.join(', ')}`);
     else log.info('config reloaded');
     if (schemasChanged) await reloadSchemaCache();
-    else if (cache !== null && JSON.stringify(next.routes) !== JSON.stringify(config.routes)) reportMounts(config, cache, log);
+    else if (cache !== null) mountTable(app, cache);
     return kept;
   };
 
