@@ -12,7 +12,10 @@
 export interface SharePolicyOptions {
   /** A class whose moving average of batch times is at most this is fast (ms). */
   readonly fastMs: number;
-  /** One batch slower than this marks its class not fast for the next `slowMemory` samples (ms). */
+  /**
+   * One batch slower than this marks its class not fast for the next `slowMemory` samples (ms).
+   * Well above what a busy event loop adds to every batch (tens of ms under overload on 2 cores).
+   */
   readonly slowMs: number;
   readonly slowMemory: number;
   /** Samples a class needs before it can be judged fast. */
@@ -36,7 +39,7 @@ export interface SharePolicyOptions {
 
 export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   fastMs: 10,
-  slowMs: 50,
+  slowMs: 100,
   slowMemory: 64,
   minSamples: 3,
   alpha: 0.1,
