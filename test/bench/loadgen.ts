@@ -135,7 +135,7 @@ async function runWrk(spec: GenSpec): Promise<GenResult> {
     const out = await runChild('wrk', [
       `-t${threads}`,
       `-c${spec.connections}`,
-      `-d${spec.seconds}s`,
+      `-d${Math.max(1, Math.round(spec.seconds))}s`, // whole seconds only; the figures use wrk's measured duration
       `--timeout`,
       `${TIMEOUT_S}s`,
       '-s',
