@@ -1,28 +1,17 @@
 // Connections shared by pipelining. A request's batch goes behind the batches already running on
-// a connection when those are young (SHARE_FIRST_*), or, when every connection is busy, on the
-// least busy connection instead of waiting for one to be released; otherwise it gets a connection
-// of its own, as from any pool. Each batch ends in its own Sync, so it is still its own implicit
+// a connection when those are fast, or, when every connection is busy, on the least busy connection
+// that may take it instead of waiting for one to be released; otherwise it gets a connection of its
+// own, as from any pool. Each batch ends in its own Sync, so it is still its own implicit
 // transaction (an error in one batch ends at its Sync and touches no other), and batches written
 // in the same tick leave in one write (db/batch.ts corks the socket). PostgreSQL answers them in
 // order: fewer system calls and wake-ups on both sides per request.
 //
-// A connection is shared only while the batch at its head is young (SHARE_WINDOW_MS): a batch
-// behind a slow query would wait for it, so once a connection has been busy that long, new
-// requests wait for the pool as before (and get DBRST003 when db-pool-acquisition-timeout passes).
+// Which connection may be joined is db/share-policy.ts's call, from measured batch times per
+// request class: a batch waits behind at most one batch not known to be fast, and a connection
+// whose head batch runs longer than usual takes no more, so those requests wait for the pool as
+// before (and get DBRST003 when db-pool-acquisition-timeout passes).
 import type pg from 'pg';
-
-/** Batches in flight on one connection at most. */
-const MAX_DEPTH = 8;
-/** A connection whose oldest batch has run longer than this takes no more batches. */
-const SHARE_WINDOW_MS = 20;
-/**
- * Even with free connections, a batch joins a connection whose head batch is this young and that
- * has fewer than SHARE_FIRST_DEPTH in flight: short requests then share writes and backend
- * wake-ups (on the bench: ~10 µs less CPU per request, server and database together). A slow
- * head stops this within 2 ms, so few requests ever wait behind one.
- */
-const SHARE_FIRST_MS = 2;
-const SHARE_FIRST_DEPTH = 4;
+import { SharePolicy } from './share-policy.js';
 
 export interface Lease {
   readonly client: pg.PoolClient;
@@ -30,27 +19,42 @@ export interface Lease {
   release(broken?: Error): void;
 }
 
+interface InFlight {
+  /** Request class (statement shape) of the batch; null when the caller gave none. */
+  readonly key: string | null;
+  /** When it was sent. */
+  readonly started: number;
+  /** It was not known fast when it joined. */
+  readonly guarded: boolean;
+}
+
 interface Shared {
   readonly client: pg.PoolClient;
-  /** Start times of the batches in flight, oldest first (a connection answers in order). */
-  readonly started: number[];
+  /** Batches in flight, oldest first (a connection answers in order). */
+  readonly inFlight: InFlight[];
+  /** When the previous batch was answered (the head has been served since then, or since it was sent). */
+  lastDone: number;
+  guarded: number;
   broken: Error | null;
 }
 
 export class LeaseManager {
   private readonly busy = new Map<pg.PoolClient, Shared>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly policy: SharePolicy = new SharePolicy(),
+  ) {}
 
-  async acquire(): Promise<Lease> {
-    const shared =
-      this.shareable(SHARE_FIRST_DEPTH, SHARE_FIRST_MS) ?? (this.hasFreeConnection() ? null : this.shareable(MAX_DEPTH, SHARE_WINDOW_MS));
-    if (shared) return this.lease(shared);
+  /** A connection for one batch of request class `key` (e.g. its main statement's text). */
+  async acquire(key: string | null = null): Promise<Lease> {
+    const shared = this.shareable(key, this.hasFreeConnection());
+    if (shared) return this.lease(shared, key);
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
     const client = await this.pool.connect();
-    const entry: Shared = { client, started: [], broken: null };
+    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, broken: null };
     this.busy.set(client, entry);
-    return this.lease(entry);
+    return this.lease(entry, key);
   }
 
   private hasFreeConnection(): boolean {
@@ -58,29 +62,44 @@ export class LeaseManager {
     return p.idleCount > 0 || p.totalCount < p.options.max;
   }
 
-  /** The least busy connection with fewer than `depth` batches, the oldest younger than `window` ms. */
-  private shareable(depth: number, window: number): Shared | null {
+  /** The least busy connection the policy lets a batch of `key` join. */
+  private shareable(key: string | null, free: boolean): Shared | null {
     const now = performance.now();
+    const fast = this.policy.fast(key);
     let best: Shared | null = null;
     for (const s of this.busy.values()) {
-      if (s.broken || s.started.length >= depth) continue;
-      if (s.started.length > 0 && now - s.started[0]! > window) continue;
-      if (!best || s.started.length < best.started.length) best = s;
+      if (s.broken || (best && s.inFlight.length >= best.inFlight.length)) continue;
+      const head = s.inFlight[0];
+      const state = {
+        depth: s.inFlight.length,
+        headServingMs: head ? now - Math.max(head.started, s.lastDone) : 0,
+        headClass: head?.key ?? null,
+        guarded: s.guarded,
+      };
+      if (this.policy.mayJoin(state, fast, free)) best = s;
     }
     return best;
   }
 
-  private lease(entry: Shared): Lease {
-    entry.started.push(performance.now());
+  private lease(entry: Shared, key: string | null): Lease {
+    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key) };
+    entry.inFlight.push(batch);
+    if (batch.guarded) entry.guarded++;
     let released = false;
     return {
       client: entry.client,
       release: (broken?: Error) => {
         if (released) return;
         released = true;
-        entry.started.shift();
+        const now = performance.now();
+        // Leases end in answer order; the time this one was served is since it reached the head.
+        const i = entry.inFlight.indexOf(batch);
+        if (i >= 0) entry.inFlight.splice(i, 1);
+        if (batch.guarded) entry.guarded--;
+        if (!broken) this.policy.record(key, now - Math.max(batch.started, entry.lastDone));
+        entry.lastDone = now;
         if (broken) entry.broken ??= broken;
-        if (entry.started.length === 0) {
+        if (entry.inFlight.length === 0) {
           this.busy.delete(entry.client);
           entry.client.release(entry.broken ?? undefined);
         }

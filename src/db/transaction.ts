@@ -65,7 +65,8 @@ const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
   let lease: Lease;
   try {
-    lease = await leases(pool).acquire();
+    // The request's class for the sharing policy: the shape of its (first) main statement.
+    lease = await leases(pool).acquire(tx.statements[0]?.text ?? null);
   } catch (e) {
     return { ok: false, kind: 'acquire', error: e as Error };
   }

@@ -19,9 +19,10 @@
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P4 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
+//   BENCH_GENERATOR        wrk or autocannon (default: wrk when on PATH); it always runs in a
+//                          process of its own (test/bench/loadgen.ts)
 //
 // Results: a table on stdout and .dbrest/bench-results.json.
-import autocannon, { type Instance, type Request, type Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -32,6 +33,7 @@ import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSteps, scaledSize, type DatasetSize } from './dataset.js';
+import { chooseGenerator, runGenerator, stopGenerator } from './loadgen.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -85,11 +87,10 @@ const median = (xs: number[]) => {
 
 const cleanups: Array<() => Promise<void> | void> = [];
 let cleaning: Promise<void> | null = null;
-let currentCannon: Instance | null = null;
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    currentCannon?.stop();
+    stopGenerator();
     for (const fn of cleanups.splice(0).reverse()) {
       try {
         await fn();
@@ -336,7 +337,7 @@ function loadCases(): LoadCase[] {
   ];
 }
 
-/** One measured autocannon run. */
+/** One measured load-generator run. */
 interface RunFigures {
   /** CPU microseconds per request: the server process, and all PostgreSQL backends together. */
   readonly serverCpuUs: number | null;
@@ -390,19 +391,7 @@ interface LoadCaseResult {
   readonly sameBody: boolean | null;
 }
 
-function cannon(port: number, c: LoadCase, seconds: number): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const requests: Request[] = c.requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body }));
-    currentCannon = autocannon(
-      { url: `http://127.0.0.1:${port}`, connections: c.connections ?? cfg.connections, duration: seconds, timeout: 10, requests },
-      (err, result) => {
-        currentCannon = null;
-        if (err) reject(err);
-        else resolve(result);
-      },
-    );
-  });
-}
+const generator = chooseGenerator();
 
 // CPU accounting from /proc: steadier than req/s on a shared machine, and it says which side
 // (Node or PostgreSQL) a difference comes from.
@@ -440,20 +429,20 @@ async function measureRound(port: number, c: LoadCase, seconds: number): Promise
   const pid = serverPids.get(port);
   const server0 = pid ? cpuTicks(pid) : 0;
   const pg0 = postgresTicks();
-  const r = await cannon(port, c, seconds);
-  const perRequest = (ticks: number) => (r.requests.total > 0 ? round((ticks / TICKS_PER_SECOND / r.requests.total) * 1e6, 0) : null);
+  const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
+  const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
     serverCpuUs: pid ? perRequest(cpuTicks(pid) - server0) : null,
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
-    seconds: round(r.duration, 2),
-    requests: r.requests.total,
-    reqPerSec: round(r.requests.total / r.duration, 0),
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
+    seconds: round(r.seconds, 2),
+    requests: r.requests,
+    reqPerSec: r.seconds > 0 ? round(r.requests / r.seconds, 0) : 0,
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
     non2xx: r.non2xx,
     errors: r.errors,
     timeouts: r.timeouts,
-    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
+    statusCodes: r.statusCodes,
   };
 }
 
@@ -1117,23 +1106,65 @@ function pad(s: string, n: number, left = false): string {
   return left ? s.padEnd(n) : s.padStart(n);
 }
 
-function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: CatalogResult | null): void {
-  const cell = (s: Side, what: 'rps' | 'p99') => {
-    if (s.outcome !== 'ok') return what === 'rps' ? (s.probeStatus ? `n/a (${s.probeStatus})` : 'n/a') : '';
-    return what === 'rps' ? fmt(s.figures!.reqPerSec) : String(s.figures!.p99Ms);
+/** Issue 13's targets: req/s at least this × the floor's, and p99 at most 1.5 × the floor's. */
+const RPS_TARGET: Record<string, number> = { W1: 0.85, W2: 1.0, W3: 1.0, W4: 0.8, W5: 0.8 };
+const P99_TARGET = 1.5;
+
+interface TargetCheck {
+  readonly rpsTarget: number | null;
+  readonly rpsMet: boolean | null;
+  /** dbrest p99 ÷ floor p99. */
+  readonly p99Ratio: number | null;
+  readonly p99Met: boolean | null;
+}
+
+function targetCheck(r: LoadCaseResult): TargetCheck {
+  const rpsTarget = RPS_TARGET[r.id] ?? null;
+  const both = r.floor.outcome === 'ok' && r.dbrest.outcome === 'ok';
+  const p99Ratio = both && r.floor.figures!.p99Ms > 0 ? round(r.dbrest.figures!.p99Ms / r.floor.figures!.p99Ms, 2) : null;
+  return {
+    rpsTarget,
+    rpsMet: rpsTarget === null || r.ratio === null ? null : r.ratio >= rpsTarget,
+    p99Ratio,
+    p99Met: p99Ratio === null ? null : p99Ratio <= P99_TARGET,
   };
-  const head = [pad('case', 34, true), pad('floor req/s', 12), pad('p99 ms', 8), pad('dbrest req/s', 13), pad('p99 ms', 8), pad('dbrest/floor', 13)];
+}
+
+function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: CatalogResult | null): void {
+  const cell = (s: Side, what: 'rps' | 'p50' | 'p99') => {
+    if (s.outcome !== 'ok') return what === 'rps' ? (s.probeStatus ? `n/a (${s.probeStatus})` : 'n/a') : '';
+    return what === 'rps' ? fmt(s.figures!.reqPerSec) : String(round(what === 'p50' ? s.figures!.p50Ms : s.figures!.p99Ms, 2));
+  };
+  const mark = (met: boolean | null) => (met === null ? '' : met ? ' ok' : ' MISS');
+  const head = [
+    pad('case', 34, true),
+    pad('floor req/s', 12),
+    pad('p50 ms', 8),
+    pad('p99 ms', 8),
+    pad('dbrest req/s', 13),
+    pad('p50 ms', 8),
+    pad('p99 ms', 8),
+    pad('dbrest/floor', 13),
+    pad('target', 7),
+    pad('p99 ratio', 15),
+  ];
+  log(`load generator: ${generator.detail}`);
   log(head.join(' '));
   log('-'.repeat(head.join(' ').length));
   for (const r of load) {
+    const check = targetCheck(r);
     log(
       [
         pad(`${r.id} ${r.title}`, 34, true),
         pad(cell(r.floor, 'rps'), 12),
+        pad(cell(r.floor, 'p50'), 8),
         pad(cell(r.floor, 'p99'), 8),
         pad(cell(r.dbrest, 'rps'), 13),
+        pad(cell(r.dbrest, 'p50'), 8),
         pad(cell(r.dbrest, 'p99'), 8),
-        pad(r.ratio === null ? 'n/a' : r.ratio.toFixed(2), 13),
+        pad(r.ratio === null ? 'n/a' : r.ratio.toFixed(2) + mark(check.rpsMet), 13),
+        pad(check.rpsTarget === null ? '' : `≥${check.rpsTarget.toFixed(2)}`, 7),
+        pad(check.p99Ratio === null ? 'n/a' : `${check.p99Ratio.toFixed(2)} (≤${P99_TARGET})${mark(check.p99Met)}`, 15),
       ].join(' '),
     );
   }
@@ -1180,6 +1211,7 @@ async function main(): Promise<number> {
 
   log(`dbrest bench — ${os.cpus().length} CPU(s) ${os.cpus()[0]?.model ?? ''}, node ${process.version}`);
   log(`load runs: ${cfg.seconds} s per server and case in ${cfg.rounds} alternating rounds after ${cfg.warmup} s warm-up, ${cfg.connections} connections, pool ${cfg.pool}; 127.0.0.1 only`);
+  log(`load generator: ${generator.detail}`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-bench-'));
   cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
@@ -1299,9 +1331,9 @@ async function main(): Promise<number> {
   const results = {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryGb: round(os.totalmem() / 2 ** 30), node: process.version, postgres: version },
-    config: { ...cfg, dataset: size, datasetLoadMs: dataset.loadMs },
+    config: { ...cfg, dataset: size, datasetLoadMs: dataset.loadMs, generator: generator.detail },
     dbrest: { entry: path.relative(root, cfg.dbrestBin), ...(dbrestDown === null ? { status: 'answering' } : { status: 'not answering', note: dbrestStartFailure ?? dbrestDown }) },
-    cases: load,
+    cases: load.map((r) => ({ ...r, targets: targetCheck(r) })),
     pairs,
     content: { setup: contentSetup, cases: content },
     w6: big,

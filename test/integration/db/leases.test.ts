@@ -1,5 +1,6 @@
-// Connections shared by pipelining (db/leases.ts): with every connection busy, a request's batch
-// goes behind the young batches on a connection instead of waiting; each batch stays its own
+// Connections shared by pipelining (db/leases.ts, policy in db/share-policy.ts): with every connection
+// busy, a request's batch goes behind the fresh batches on a connection instead of waiting (at most
+// one batch shares with a batch not known fast); with a free one, only fast classes share; each batch stays its own
 // transaction (settings, failures and rollbacks never reach a neighbour); a connection whose head
 // batch is slow takes no more, so those requests wait for the pool as before.
 import t from 'tap';
@@ -40,23 +41,28 @@ t.test('a busy connection is shared while its head batch is young, then not', as
   t.equal(pool.idleCount, 1);
 });
 
-t.test('young batches are joined even with a free connection; older ones are not', async (t) => {
+t.test('fast batches are joined even with a free connection; others, and behind a busy head, are not', async (t) => {
   const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 2, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  const pool = createPool(db.uri, { dbPool: 3, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
   t.teardown(async () => {
     await pool.end();
     await db.drop();
   });
   const manager = leases(pool);
-  const a = await manager.acquire();
-  const b = await manager.acquire();
-  t.equal(b.client, a.client, 'joined while the head batch is young, though a second connection was free');
+  // Three measured fast batches of class 'q' (the times a real batch reports on release).
+  for (let i = 0; i < 3; i++) manager.policy.record('q', 0.5);
+  const a = await manager.acquire('q');
+  const b = await manager.acquire('q');
+  t.equal(b.client, a.client, 'a fast class joins a fresh fast head, though a second connection was free');
+  const u = await manager.acquire('unknown');
+  t.not(u.client, a.client, 'a class never measured gets a connection of its own');
   await sleep(10);
-  const c = await manager.acquire();
-  t.not(c.client, a.client, 'the head batch is no longer young: a connection of its own');
-  t.equal(pool.totalCount, 2);
-  for (const l of [a, b, c]) l.release();
-  t.equal(pool.idleCount, 2);
+  const c = await manager.acquire('q');
+  t.not(c.client, a.client, 'the head has been served longer than 2 ms: not joined');
+  t.not(c.client, u.client, 'nor the connection of a batch not known fast');
+  t.equal(pool.totalCount, 3);
+  for (const l of [a, b, c, u]) l.release();
+  t.equal(pool.idleCount, 3);
 });
 
 t.test('pipelined batches on one connection stay separate transactions', async (t) => {

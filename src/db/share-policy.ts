@@ -1,0 +1,125 @@
+// When may a request's batch be pipelined onto a connection that is already running batches
+// (db/leases.ts)? Sharing a connection saves writes and backend wake-ups, but a batch behind a slow
+// one waits for it. So sharing is judged by measured batch times per statement class (the request's
+// shape): a class is "fast" once it has a few samples, a low moving average and no recent slow
+// sample. Batches of fast classes stack up to a depth; any batch not known fast (unknown, slow, or
+// recently slow) shares its connection with at most one other batch, so a slow statement holds up
+// at most one other request. A head batch running longer than its class's usual time stops all
+// joining, however it was judged.
+//
+// Pure: the caller records times and asks; nothing here reads a clock.
+
+export interface SharePolicyOptions {
+  /** A class whose moving average of batch times is at most this is fast (ms). */
+  readonly fastMs: number;
+  /**
+   * One batch slower than this marks its class not fast for the next `slowMemory` samples (ms).
+   * Well above what a busy event loop adds to every batch (tens of ms under overload on 2 cores).
+   */
+  readonly slowMs: number;
+  readonly slowMemory: number;
+  /** Samples a class needs before it can be judged fast. */
+  readonly minSamples: number;
+  /** Weight of a new sample in the moving average. */
+  readonly alpha: number;
+  /** Batches in flight at most on a connection of fast batches: with a free connection / without. */
+  readonly firstDepth: number;
+  readonly maxDepth: number;
+  /** Batches in flight at most on a connection with any batch not known fast. */
+  readonly guardedDepth: number;
+  /** With a free connection, a head batch serving longer than this takes no company (ms). */
+  readonly firstMs: number;
+  /** Without: a head batch serving longer than `stallFactor` × its class average (within the bounds) takes none (ms). */
+  readonly stallFactor: number;
+  readonly stallMinMs: number;
+  readonly stallMaxMs: number;
+  /** Classes remembered at most (the statistics are dropped when this is passed). */
+  readonly maxClasses: number;
+}
+
+export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
+  fastMs: 10,
+  slowMs: 100,
+  slowMemory: 64,
+  minSamples: 3,
+  alpha: 0.1,
+  firstDepth: 4,
+  maxDepth: 8,
+  guardedDepth: 2,
+  firstMs: 2,
+  stallFactor: 4,
+  stallMinMs: 2,
+  stallMaxMs: 20,
+  maxClasses: 10_000,
+};
+
+interface ClassStats {
+  samples: number;
+  ewma: number;
+  /** Samples recorded since the last slow one (Infinity when none was slow). */
+  sinceSlow: number;
+}
+
+/** What a caller knows of one busy connection at the moment of choosing. */
+export interface ConnectionState {
+  /** Batches in flight. */
+  readonly depth: number;
+  /** How long its head batch has been served (since it was sent or its predecessor answered), ms. */
+  readonly headServingMs: number;
+  /** Class of the head batch (null when unknown). */
+  readonly headClass: string | null;
+  /** Batches in flight that were not known fast when they joined. */
+  readonly guarded: number;
+}
+
+export class SharePolicy {
+  private readonly stats = new Map<string, ClassStats>();
+
+  constructor(readonly options: SharePolicyOptions = DEFAULT_SHARE_POLICY) {}
+
+  /** A batch of `key` took `ms` from reaching the head of its connection to its answer. */
+  record(key: string | null, ms: number): void {
+    if (key === null) return;
+    let s = this.stats.get(key);
+    if (!s) {
+      if (this.stats.size >= this.options.maxClasses) this.stats.clear();
+      s = { samples: 0, ewma: ms, sinceSlow: Infinity };
+      this.stats.set(key, s);
+    }
+    s.ewma = s.samples === 0 ? ms : s.ewma + this.options.alpha * (ms - s.ewma);
+    s.samples++;
+    s.sinceSlow = ms > this.options.slowMs ? 0 : s.sinceSlow + 1;
+  }
+
+  /** Whether batches of this class are known to be fast. */
+  fast(key: string | null): boolean {
+    if (key === null) return false;
+    const s = this.stats.get(key);
+    const o = this.options;
+    return !!s && s.samples >= o.minSamples && s.ewma <= o.fastMs && s.sinceSlow >= o.slowMemory;
+  }
+
+  /** The moving average of a class's batch times (undefined before its first sample). */
+  average(key: string | null): number | undefined {
+    return key === null ? undefined : this.stats.get(key)?.ewma;
+  }
+
+  /**
+   * Whether a batch (known fast or not) may join the connection. `freeConnection`: the pool could
+   * give it one of its own at once, so only the cheapest sharing is worth it.
+   */
+  mayJoin(c: ConnectionState, joiningFast: boolean, freeConnection: boolean): boolean {
+    const o = this.options;
+    if (c.depth === 0) return true;
+    if (freeConnection) {
+      // Sharing is only an optimisation here: fast behind fast, while the head is fresh.
+      return joiningFast && c.guarded === 0 && c.depth < o.firstDepth && c.headServingMs <= o.firstMs;
+    }
+    const guarded = !joiningFast || c.guarded > 0;
+    if (c.depth >= (guarded ? o.guardedDepth : o.maxDepth)) return false;
+    // A head not known fast gets the shortest patience: it may be the slow one.
+    const usual = this.fast(c.headClass) ? this.average(c.headClass) : undefined;
+    const stall = usual === undefined ? o.stallMinMs : Math.min(o.stallMaxMs, Math.max(o.stallMinMs, o.stallFactor * usual));
+    return c.headServingMs <= stall;
+  }
+}

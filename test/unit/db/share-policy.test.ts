@@ -1,0 +1,90 @@
+// The sharing policy (db/share-policy.ts) fed measured batch times: which classes count as fast,
+// and which connections a batch may join.
+import t from 'tap';
+import { DEFAULT_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
+
+const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded });
+const feed = (p: SharePolicy, key: string, ...times: number[]) => times.forEach((ms) => p.record(key, ms));
+
+t.test('a class is fast after a few fast samples, and stays fast on a low average', async (t) => {
+  const p = new SharePolicy();
+  t.equal(p.fast('q'), false, 'unknown');
+  t.equal(p.fast(null), false, 'no class: never fast');
+  feed(p, 'q', 0.4, 0.6);
+  t.equal(p.fast('q'), false, 'two samples are not enough');
+  feed(p, 'q', 0.5);
+  t.equal(p.fast('q'), true, 'three fast samples');
+  t.equal(p.average('q'), 0.4 + 0.1 * (0.6 - 0.4) + 0.1 * (0.5 - 0.42), 'moving average with weight 0.1');
+  feed(p, 'q', 9, 9, 9);
+  t.equal(p.fast('q'), true, 'a few slower (not slow) samples keep the average low');
+});
+
+t.test('one slow sample makes a class not fast for a while', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'rpc', 1, 1, 1, 1);
+  t.equal(p.fast('rpc'), true);
+  p.record('rpc', 1500); // pg_sleep(1.5)
+  t.equal(p.fast('rpc'), false, 'right after the slow sample');
+  for (let i = 0; i < DEFAULT_SHARE_POLICY.slowMemory - 1; i++) p.record('rpc', 0.1);
+  t.equal(p.fast('rpc'), false, `still not fast ${DEFAULT_SHARE_POLICY.slowMemory - 1} fast samples later`);
+  // the average must also have come down below fastMs by then
+  for (let i = 0; i < 40; i++) p.record('rpc', 0.1);
+  t.equal(p.fast('rpc'), true, 'fast again once the slow one is out of memory and the average is low');
+});
+
+t.test('a class with a high average is not fast', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'export', 30, 30, 30, 30, 30);
+  t.equal(p.fast('export'), false, 'average 30 ms > 10 ms');
+  t.equal(p.average('export'), 30);
+});
+
+t.test('classes are independent, and the table is bounded', async (t) => {
+  const p = new SharePolicy({ ...DEFAULT_SHARE_POLICY, maxClasses: 3 });
+  feed(p, 'a', 1, 1, 1);
+  feed(p, 'b', 100, 100, 100);
+  t.equal(p.fast('a'), true);
+  t.equal(p.fast('b'), false);
+  feed(p, 'c', 1);
+  feed(p, 'd', 1); // over the bound: the statistics start over
+  t.equal(p.fast('a'), false, 'forgotten');
+  t.equal(p.average('d'), 1);
+});
+
+t.test('with a free connection, only fast batches join fast, fresh heads', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'fast', 0.5, 0.5, 0.5);
+  t.equal(p.mayJoin(conn(1, 0.5, 'fast'), true, true), true, 'fast behind a fresh fast head');
+  t.equal(p.mayJoin(conn(3, 0.5, 'fast'), true, true), true, 'up to depth 4');
+  t.equal(p.mayJoin(conn(4, 0.5, 'fast'), true, true), false, 'not beyond');
+  t.equal(p.mayJoin(conn(1, 2.5, 'fast'), true, true), false, 'head serving longer than 2 ms');
+  t.equal(p.mayJoin(conn(1, 0.5, 'fast'), false, true), false, 'a batch not known fast takes its own connection');
+  t.equal(p.mayJoin(conn(1, 0.5, 'new', 1), true, true), false, 'nor does anyone join a batch not known fast');
+  t.equal(p.mayJoin(conn(0, 0, null), false, true), true, 'an idle connection is always fine');
+});
+
+t.test('with every connection busy: fast batches stack, anything else shares with one other at most', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'fast', 1, 1, 1);
+  t.equal(p.mayJoin(conn(7, 1, 'fast'), true, false), true, 'fast up to depth 8');
+  t.equal(p.mayJoin(conn(8, 1, 'fast'), true, false), false);
+  t.equal(p.mayJoin(conn(1, 1, 'fast'), false, false), true, 'an unknown batch may be second behind a fast one');
+  t.equal(p.mayJoin(conn(2, 1, 'fast'), false, false), false, 'but not third');
+  t.equal(p.mayJoin(conn(1, 1, 'slow', 1), true, false), true, 'one fast batch may wait behind a batch not known fast…');
+  t.equal(p.mayJoin(conn(2, 1, 'slow', 1), true, false), false, '…but never a second one');
+  t.equal(p.mayJoin(conn(2, 0.1, 'fast', 1), true, false), false, 'also when the guarded batch is not the head');
+});
+
+t.test('a head serving longer than usual for its class stops all joining', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'one', 1, 1, 1);
+  feed(p, 'fifty', 4, 4, 4);
+  t.equal(p.mayJoin(conn(1, 3.9, 'one'), true, false), true, 'within 4 × its 1 ms average');
+  t.equal(p.mayJoin(conn(1, 4.1, 'one'), true, false), false, 'beyond it');
+  t.equal(p.mayJoin(conn(1, 15, 'fifty'), true, false), true, 'a class averaging 4 ms may run 16 ms');
+  t.equal(p.mayJoin(conn(1, 17, 'fifty'), true, false), false);
+  feed(p, 'nine', 9, 9, 9);
+  t.equal(p.mayJoin(conn(1, 21, 'nine'), true, false), false, 'never beyond 20 ms');
+  t.equal(p.mayJoin(conn(1, 2.1, 'slow', 1), true, false), false, 'a head not known fast: 2 ms');
+  t.equal(p.mayJoin(conn(1, 1.9, null, 1), true, false), true);
+});
