@@ -44,10 +44,11 @@ LANGUAGE sql IMMUTABLE AS $$
   FROM json_each(content.query_sanitize(query)) AS x(k, v)
 $$;
 
--- (name, value) in request order, repeated parameters once per value (for find's Location).
+-- (name, value) in request order, repeated parameters once per value (for find's Location): the
+-- engine binds the keys in the order of their first occurrence, a repeated one's values in order.
 CREATE OR REPLACE FUNCTION content.query_pairs(query json) RETURNS TABLE (n bigint, name text, value text)
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT row_number() OVER (), k, val
+  SELECT row_number() OVER (ORDER BY o, i), k, val
   FROM json_each(content.query_sanitize(query)) WITH ORDINALITY AS x(k, v, o)
   CROSS JOIN LATERAL (SELECT e #>> '{}' AS val, i FROM json_array_elements(CASE WHEN json_typeof(v) = 'array' THEN v ELSE json_build_array(v) END) WITH ORDINALITY AS y(e, i)) y
   ORDER BY o, i
@@ -654,7 +655,9 @@ BEGIN
     IF q ? 'descendant_of' THEN
       IF q ? 'child_of' THEN PERFORM content.bad_request('filtering by descendant_of with child_of is not supported'); END IF;
       ref := content.tree_ref('descendant_of', q->>'descendant_of', roots, site, true, 'ancestor page doesn''t exist');
-      conds := conds || format('a.path LIKE %L AND a.path <> %L', ref.path || '%', ref.path);
+      -- the subtree without its root as one index range: every descendant's path starts with the
+      -- root's and is longer (paths are COLLATE "C", so this is LIKE 'root%' AND <> 'root')
+      conds := conds || format('a.path > %L AND a.path < %L', ref.path, content.path_after(ref.path));
     END IF;
   END IF;
 
@@ -696,8 +699,7 @@ BEGIN
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     words := content.words(replace(q->>'search', content.nul(), ' '));
     -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
-    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
-                               WHERE octet_length(m[1]) > 2046) THEN
+    IF op = 'and' AND EXISTS (SELECT 1 FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w WHERE octet_length(w) > 2046) THEN
       words := '{}';
     END IF;
     IF cardinality(words) = 0 THEN
