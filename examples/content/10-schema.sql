@@ -71,11 +71,9 @@ CREATE TABLE IF NOT EXISTS content.pages (
 -- The slugs below depth 2 (where every site root and its translations are), each followed by '/':
 -- html_url's path without a query per ancestor. Kept by a statement trigger, as in_private.
 ALTER TABLE content.pages ADD COLUMN IF NOT EXISTS url_path text NOT NULL DEFAULT '';
--- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
--- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
--- visibility, tree filters and the first scan of a listing (id, title: order=title) without the heap
+-- path (UNIQUE above, COLLATE "C"): prefix tests (visibility, html_url's sites), ancestors (= ANY), tree order.
 DROP INDEX IF EXISTS content.pages_path_visible_idx;
-CREATE INDEX IF NOT EXISTS pages_path_cover_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent, id, title);
+DROP INDEX IF EXISTS content.pages_path_cover_idx;   -- replaced by the partial ones below
 CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
 CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
 -- Listings: every listing has `live AND NOT in_private` (visibility), so its scans use partial indexes

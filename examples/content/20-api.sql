@@ -170,8 +170,9 @@ CREATE OR REPLACE FUNCTION content.path_after(prefix text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT left(prefix, -1) || chr(ascii(right(prefix, 1)) + 1) $$;
 
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
     CASE WHEN coalesce(cardinality(roots), 0) = 0 THEN 'false'
          WHEN '' = ANY (roots) THEN 'true'
          ELSE format('%1$s.path >= %2$L AND %1$s.path < %3$L', a, (SELECT min(r COLLATE "C") FROM unnest(roots) r),
@@ -183,8 +184,8 @@ LANGUAGE sql STABLE AS $$
                                      WHERE n.path < g.hi)
                    THEN ''
                    ELSE ' AND (' || (SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r) || ')' END
-    END)
-$$;
+    END));
+END $$;
 
 CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
 LANGUAGE sql STABLE AS $$
@@ -226,10 +227,13 @@ $$;
 
 -- The same html_url as an SQL expression over page alias `a`, for a request's items: the site trees
 -- (a handful of rows) are read once and spelled out as one CASE, longest tree path first, so each row
--- costs a few prefix tests instead of a call that plans and joins the sites again.
+-- costs a few prefix tests instead of a call that plans and joins the sites again. PL/pgSQL, as the
+-- other helpers called per request: it keeps its query's plan for the session (an SQL function would
+-- plan it on every call).
 CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT coalesce('CASE ' || string_agg(format(
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce('CASE ' || string_agg(format(
       'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || (SELECT language_code FROM content.locales WHERE id = %1$s.locale_id) END'
       || ' || CASE WHEN %1$s.depth <= %5$s THEN ''/'' ELSE ''/'' || %6$s END',
       a, t.path || '%', content.root_url(s.hostname, s.port), r.locale_id, t.depth,
@@ -238,8 +242,8 @@ LANGUAGE sql STABLE AS $$
       ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id) || ' END', 'NULL::text')
   FROM content.site_trees t
   JOIN content.sites s ON s.id = t.site_id
-  JOIN content.pages r ON r.id = s.root_page
-$$;
+  JOIN content.pages r ON r.id = s.root_page);
+END $$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
 CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
@@ -731,13 +735,24 @@ BEGIN
   -- that starts at or before the end: total = offset + rows). Two statements, not one with a
   -- count(*) OVER (): the window would read and keep every match before LIMIT, where ORDER BY … LIMIT
   -- alone can stop early on an index in that order (path, (type, path), title).
-  IF lim > 0 THEN
+  -- A search matches few rows, found through its GIN index, not in an order: there one scan with a
+  -- window count beats scanning the matches twice.
+  IF lim > 0 AND q ? 'search' THEN
+    EXECUTE format('SELECT array_agg(x.id ORDER BY x.n), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total, row_number() OVER (ORDER BY %3$s) AS n FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) x',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
+    IF ids IS NULL AND off > 0 THEN
+      EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
+    END IF;
+    total := coalesce(total, 0);
+  ELSIF lim > 0 THEN
     EXECUTE format('SELECT ARRAY(SELECT a.id FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s)',
       resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids;
     total := cardinality(ids);
     IF total = 0 THEN ids := NULL; END IF;
   END IF;
-  IF lim > 0 AND total > 0 AND total < lim THEN
+  IF lim > 0 AND q ? 'search' THEN
+    NULL;  -- total counted above
+  ELSIF lim > 0 AND total > 0 AND total < lim THEN
     total := off + total;
   ELSIF lim > 0 AND total = 0 AND off = 0 THEN
     total := 0;
