@@ -279,7 +279,7 @@ BEGIN
     (107, 'search_description', 'meta', 'text',     false, true,  true,  '$a.search_description', '$a.search_description'),
     (108, 'first_published_at', 'meta', 'datetime', false, true,  true,  'content.iso($a.first_published_at)', '$a.first_published_at'),
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
-    (110, 'alias_of',           'meta', 'page',     false, true,  true,  'content.page_small($a.alias_of, $r)', '$a.alias_of'),
+    (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
     (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
