@@ -71,15 +71,22 @@ CREATE TABLE IF NOT EXISTS content.pages (
 -- The slugs below depth 2 (where every site root and its translations are), each followed by '/':
 -- html_url's path without a query per ancestor. Kept by a statement trigger, as in_private.
 ALTER TABLE content.pages ADD COLUMN IF NOT EXISTS url_path text NOT NULL DEFAULT '';
--- path (UNIQUE above, COLLATE "C"): descendant_of, visibility (prefix LIKE), ancestor_of (= ANY), tree order.
--- The visibility columns are INCLUDEd so that total_count of a site, a subtree or a type is an index-only scan.
--- visibility, tree filters and the first scan of a listing (id, title: order=title) without the heap
+-- path (UNIQUE above, COLLATE "C"): prefix tests (visibility, html_url's sites), ancestors (= ANY), tree order.
 DROP INDEX IF EXISTS content.pages_path_visible_idx;
-CREATE INDEX IF NOT EXISTS pages_path_cover_idx ON content.pages (path) INCLUDE (live, in_private, expire_at, type, parent, id, title);
+DROP INDEX IF EXISTS content.pages_path_cover_idx;   -- replaced by the partial ones below
 CREATE INDEX IF NOT EXISTS pages_parent_idx ON content.pages (parent, path);            -- child_of
 CREATE INDEX IF NOT EXISTS pages_translation_idx ON content.pages (translation_key);     -- translation_of, site translations
+-- Listings: every listing has `live AND NOT in_private` (visibility), so its scans use partial indexes
+-- with that predicate: the planner drops both conditions (implied by the predicate) and only the expiry
+-- test is left per row. Each index gives one order with `id` at hand (index-only: ORDER BY … LIMIT stops
+-- after the page; count(*) of a site, a subtree or a type reads no heap):
+-- path (default order, descendant_of), type + path (type=), title both ways + path (order=title, -title).
 DROP INDEX IF EXISTS content.pages_type_idx;
-CREATE INDEX IF NOT EXISTS pages_type_cover_idx ON content.pages (type, path) INCLUDE (live, in_private, expire_at, id);  -- type=
+DROP INDEX IF EXISTS content.pages_type_cover_idx;
+CREATE INDEX IF NOT EXISTS pages_visible_path_idx ON content.pages (path) INCLUDE (expire_at, id) WHERE live AND NOT in_private;
+CREATE INDEX IF NOT EXISTS pages_visible_type_idx ON content.pages (type, path) INCLUDE (expire_at, id) WHERE live AND NOT in_private;
+CREATE INDEX IF NOT EXISTS pages_visible_title_idx ON content.pages ((title COLLATE "C"), path) INCLUDE (expire_at, id) WHERE live AND NOT in_private;
+CREATE INDEX IF NOT EXISTS pages_visible_title_desc_idx ON content.pages ((title COLLATE "C") DESC, path) INCLUDE (expire_at, id) WHERE live AND NOT in_private;
 CREATE INDEX IF NOT EXISTS pages_search_idx ON content.pages USING gin (search_words);  -- search=
 CREATE INDEX IF NOT EXISTS pages_private_idx ON content.pages (path) WHERE private;     -- in_private upkeep
 
@@ -120,11 +127,32 @@ CREATE INDEX IF NOT EXISTS documents_tags_idx ON content.documents USING gin (ta
 
 -- Words of a text (§6.9): maximal runs of letters and digits, lowercased, without accents.
 -- unaccent() is only STABLE (it reads a dictionary), so the tsvectors are kept by triggers.
+-- Letters are Unicode letters whatever the database's locale: under the C locale `[[:alnum:]]` and
+-- lower() know ASCII only (Москва would be no word at all), so the text takes a Unicode collation:
+-- pg_c_utf8 (PostgreSQL 17+, UTF-8 databases), else ICU's root locale, else the database default.
+DO $do$
+DECLARE
+  coll text := CASE
+    WHEN EXISTS (SELECT FROM pg_collation WHERE collname = 'pg_c_utf8' AND collnamespace = 'pg_catalog'::regnamespace)
+         AND pg_encoding_to_char((SELECT encoding FROM pg_database WHERE datname = current_database())) = 'UTF8'
+      THEN 'pg_catalog.pg_c_utf8'
+    WHEN EXISTS (SELECT FROM pg_collation WHERE collname = 'und-x-icu' AND collnamespace = 'pg_catalog'::regnamespace)
+      THEN 'pg_catalog."und-x-icu"'
+    ELSE 'pg_catalog."default"' END;
+BEGIN
+  -- every run, repeated ones and over-long ones included (the search checks for those)
+  EXECUTE format($f$
+    CREATE OR REPLACE FUNCTION content.word_runs(t text) RETURNS SETOF text
+    LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $b$
+      SELECT m[1] FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, '')) COLLATE %s),
+                                      '([[:alnum:]]+)', 'g') AS m
+    $b$ $f$, coll);
+END $do$;
+
 CREATE OR REPLACE FUNCTION content.words(t text) RETURNS text[]
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
-  SELECT coalesce(array_agg(DISTINCT m[1]), '{}')
-  FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, ''))), '([[:alnum:]]+)', 'g') AS m
-  WHERE octet_length(m[1]) <= 2046   -- the longest lexeme a tsvector holds
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(array_agg(DISTINCT w), '{}') FROM content.word_runs(t) w
+  WHERE octet_length(w) <= 2046   -- the longest lexeme a tsvector holds
 $$;
 
 CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector

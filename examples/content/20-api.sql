@@ -44,10 +44,11 @@ LANGUAGE sql IMMUTABLE AS $$
   FROM json_each(content.query_sanitize(query)) AS x(k, v)
 $$;
 
--- (name, value) in request order, repeated parameters once per value (for find's Location).
+-- (name, value) in request order, repeated parameters once per value (for find's Location): the
+-- engine binds the keys in the order of their first occurrence, a repeated one's values in order.
 CREATE OR REPLACE FUNCTION content.query_pairs(query json) RETURNS TABLE (n bigint, name text, value text)
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT row_number() OVER (), k, val
+  SELECT row_number() OVER (ORDER BY o, i), k, val
   FROM json_each(content.query_sanitize(query)) WITH ORDINALITY AS x(k, v, o)
   CROSS JOIN LATERAL (SELECT e #>> '{}' AS val, i FROM json_array_elements(CASE WHEN json_typeof(v) = 'array' THEN v ELSE json_build_array(v) END) WITH ORDINALITY AS y(e, i)) y
   ORDER BY o, i
@@ -169,8 +170,9 @@ CREATE OR REPLACE FUNCTION content.path_after(prefix text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT left(prefix, -1) || chr(ascii(right(prefix, 1)) + 1) $$;
 
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
-LANGUAGE sql STABLE AS $$
-  SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
     CASE WHEN coalesce(cardinality(roots), 0) = 0 THEN 'false'
          WHEN '' = ANY (roots) THEN 'true'
          ELSE format('%1$s.path >= %2$L AND %1$s.path < %3$L', a, (SELECT min(r COLLATE "C") FROM unnest(roots) r),
@@ -182,8 +184,8 @@ LANGUAGE sql STABLE AS $$
                                      WHERE n.path < g.hi)
                    THEN ''
                    ELSE ' AND (' || (SELECT string_agg(format('%s.path LIKE %L', a, r || '%'), ' OR ') FROM unnest(roots) r) || ')' END
-    END)
-$$;
+    END));
+END $$;
 
 CREATE OR REPLACE FUNCTION content.page_visible(p content.pages, roots text[]) RETURNS boolean
 LANGUAGE sql STABLE AS $$
@@ -223,6 +225,26 @@ LANGUAGE sql STABLE AS $$
   LIMIT 1
 $$;
 
+-- The same html_url as an SQL expression over page alias `a`, for a request's items: the site trees
+-- (a handful of rows) are read once and spelled out as one CASE, longest tree path first, so each row
+-- costs a few prefix tests instead of a call that plans and joins the sites again. PL/pgSQL, as the
+-- other helpers called per request: it keeps its query's plan for the session (an SQL function would
+-- plan it on every call).
+CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce('CASE ' || string_agg(format(
+      'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || (SELECT language_code FROM content.locales WHERE id = %1$s.locale_id) END'
+      || ' || CASE WHEN %1$s.depth <= %5$s THEN ''/'' ELSE ''/'' || %6$s END',
+      a, t.path || '%', content.root_url(s.hostname, s.port), r.locale_id, t.depth,
+      CASE WHEN t.depth = 2 THEN a || '.url_path'   -- the stored slugs below depth 2
+           ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END),
+      ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id) || ' END', 'NULL::text')
+  FROM content.site_trees t
+  JOIN content.sites s ON s.id = t.site_id
+  JOIN content.pages r ON r.id = s.root_page);
+END $$;
+
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
 CREATE OR REPLACE FUNCTION content.page_small(pid integer, roots text[]) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
@@ -238,7 +260,8 @@ END $$;
 -- ── fields (§4) ─────────────────────────────────────────────────────────────────────────────────
 -- Every field of a resource (pages: of the single type `ptype`, NULL for base fields only), in
 -- canonical order. `expr` renders it and `db_expr` filters and orders by it ($a: the row's alias,
--- $r: the SQL literal of the request's site roots); `kind` drives filter parsing and nesting.
+-- $r: the SQL literal of the request's site roots; `$h` alone: content.html_url_sql); `kind` drives
+-- filter parsing and nesting.
 CREATE OR REPLACE FUNCTION content.field_defs(resource text, ptype text)
 RETURNS TABLE (ord integer, name text, place text, kind text, detail_only boolean, filterable boolean, orderable boolean, expr text, db_expr text)
 LANGUAGE plpgsql STABLE AS $$
@@ -249,14 +272,14 @@ BEGIN
     (0,   'id',                 'body', 'integer',  false, true,  true,  '$a.id', '$a.id'),
     (101, 'type',               'meta', 'computed', false, false, false, '$a.type', NULL),
     (102, 'detail_url',         'meta', 'computed', false, false, false, '$b || ''/api/v2/pages/'' || $a.id || ''/''', NULL),
-    (103, 'html_url',           'meta', 'computed', false, false, false, 'content.page_html_url($a.path, $a.depth, $a.locale_id, $a.url_path)', NULL),
+    (103, 'html_url',           'meta', 'computed', false, false, false, '$h', NULL),  -- content.html_url_sql
     (104, 'slug',               'meta', 'text',     false, true,  true,  '$a.slug', '$a.slug'),
     (105, 'show_in_menus',      'meta', 'boolean',  false, true,  true,  '$a.show_in_menus', '$a.show_in_menus'),
     (106, 'seo_title',          'meta', 'text',     false, true,  true,  '$a.seo_title', '$a.seo_title'),
     (107, 'search_description', 'meta', 'text',     false, true,  true,  '$a.search_description', '$a.search_description'),
     (108, 'first_published_at', 'meta', 'datetime', false, true,  true,  'content.iso($a.first_published_at)', '$a.first_published_at'),
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
-    (110, 'alias_of',           'meta', 'page',     false, true,  true,  'content.page_small($a.alias_of, $r)', '$a.alias_of'),
+    (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
     (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
@@ -475,8 +498,9 @@ BEGIN
       e := format('(SELECT %s FROM content.%s %s WHERE %s.id = %s AND %s.collection IN (SELECT id FROM content.collections WHERE NOT restricted))',
         content.item_sql(d.kind || 's', NULL, spec->'sub'->d.name, b, roots), d.kind || 's', b, b, replace(d.db_expr, '$a', a), b);
     ELSE
-      e := replace(replace(replace(replace(d.expr, '$a', a), '$r', quote_literal(roots) || '::text[]'),
-                   '$b', quote_literal(cfg.api_base_url)), '$m', quote_literal(cfg.media_url));
+      e := CASE WHEN d.expr = '$h' THEN content.html_url_sql(a) ELSE
+             replace(replace(replace(replace(d.expr, '$a', a), '$r', quote_literal(roots) || '::text[]'),
+                     '$b', quote_literal(cfg.api_base_url)), '$m', quote_literal(cfg.media_url)) END;
     END IF;
     IF d.name = 'id' THEN id_part := format('%L, %s', d.name, e);
     ELSIF d.place = 'meta' THEN meta := meta || format('%L, %s', d.name, e);
@@ -635,7 +659,9 @@ BEGIN
     IF q ? 'descendant_of' THEN
       IF q ? 'child_of' THEN PERFORM content.bad_request('filtering by descendant_of with child_of is not supported'); END IF;
       ref := content.tree_ref('descendant_of', q->>'descendant_of', roots, site, true, 'ancestor page doesn''t exist');
-      conds := conds || format('a.path LIKE %L AND a.path <> %L', ref.path || '%', ref.path);
+      -- the subtree without its root as one index range: every descendant's path starts with the
+      -- root's and is longer (paths are COLLATE "C", so this is LIKE 'root%' AND <> 'root')
+      conds := conds || format('a.path > %L AND a.path < %L', ref.path, content.path_after(ref.path));
     END IF;
   END IF;
 
@@ -677,8 +703,7 @@ BEGIN
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     words := content.words(replace(q->>'search', content.nul(), ' '));
     -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
-    IF op = 'and' AND EXISTS (SELECT 1 FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, replace(q->>'search', content.nul(), ' '))), '([[:alnum:]]+)', 'g') m
-                               WHERE octet_length(m[1]) > 2046) THEN
+    IF op = 'and' AND EXISTS (SELECT 1 FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w WHERE octet_length(w) > 2046) THEN
       words := '{}';
     END IF;
     IF cardinality(words) = 0 THEN
@@ -706,18 +731,35 @@ BEGIN
   spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
 
   where_sql := array_to_string(conds, ' AND ');
-  -- One scan gives the exact total (a window count over every match) and the ids of the page of
-  -- results; only those rows are read again to build their JSON. When the page is empty (limit=0, an
-  -- offset past the end) the total comes from a plain count.
-  IF lim > 0 THEN
-    EXECUTE format('SELECT array_agg(x.id), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s) x',
+  -- The page of results, then the exact total only when that page does not show it (a short page
+  -- that starts at or before the end: total = offset + rows). Two statements, not one with a
+  -- count(*) OVER (): the window would read and keep every match before LIMIT, where ORDER BY … LIMIT
+  -- alone can stop early on an index in that order (path, (type, path), title).
+  -- A search matches few rows, found through its GIN index, not in an order: there one scan with a
+  -- window count beats scanning the matches twice.
+  IF lim > 0 AND q ? 'search' THEN
+    EXECUTE format('SELECT array_agg(x.id ORDER BY x.n), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total, row_number() OVER (ORDER BY %3$s) AS n FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) x',
       resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
-  END IF;
-  IF ids IS NULL THEN
-    total := 0;
-    IF lim = 0 OR off > 0 THEN
+    IF ids IS NULL AND off > 0 THEN
       EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
     END IF;
+    total := coalesce(total, 0);
+  ELSIF lim > 0 THEN
+    EXECUTE format('SELECT ARRAY(SELECT a.id FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s)',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids;
+    total := cardinality(ids);
+    IF total = 0 THEN ids := NULL; END IF;
+  END IF;
+  IF lim > 0 AND q ? 'search' THEN
+    NULL;  -- total counted above
+  ELSIF lim > 0 AND total > 0 AND total < lim THEN
+    total := off + total;
+  ELSIF lim > 0 AND total = 0 AND off = 0 THEN
+    total := 0;
+  ELSE
+    EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
+  END IF;
+  IF ids IS NULL THEN
     items := '[]';
   ELSE
     EXECUTE format('SELECT json_agg(%s ORDER BY array_position($1, a.id)) FROM content.%I a WHERE a.id = ANY ($1)',

@@ -56,7 +56,7 @@ function sourceValue(b: Binding, input: MountInput): CallArgValue | undefined {
       return input.query.find(([k]) => k === s.name)?.[1];
     }
     case 'query-all':
-      return JSON.stringify(queryObject(input.query));
+      return queryJson(input.query);
     case 'header':
       return input.headers[s.name.toLowerCase()];
     case 'cookie':
@@ -70,14 +70,27 @@ function sourceValue(b: Binding, input: MountInput): CallArgValue | undefined {
   }
 }
 
+/**
+ * The whole query string as JSON text (`?a=1&b=2&b=3` → `{"a":"1","b":["2","3"]}`), keys in the order
+ * of their first occurrence. JSON.stringify of an
+ * object would put integer-like keys first (`?b=1&2=x` → `{"2":"x","b":"1"}`), losing the request's order.
+ */
+export function queryJson(pairs: ReadonlyArray<readonly [string, string]>): string {
+  return `{${Array.from(queryMap(pairs), ([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`;
+}
+
 /** `?a=1&b=2&b=3` → `{"a": "1", "b": ["2", "3"]}`. */
 export function queryObject(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string | string[]> {
+  return Object.fromEntries(queryMap(pairs));
+}
+
+function queryMap(pairs: ReadonlyArray<readonly [string, string]>): Map<string, string | string[]> {
   const out = new Map<string, string | string[]>();
   for (const [k, v] of pairs) {
     const prev = out.get(k);
     out.set(k, prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]);
   }
-  return Object.fromEntries(out);
+  return out;
 }
 
 function isJson(body: Buffer): boolean {

@@ -5,7 +5,7 @@
 //     SELECT pgrst_call.* FROM "s"."f"("a" := $1::integer) pgrst_call                 -- typed arguments
 //   | SELECT pgrst_call.* FROM pg_catalog.json_to_record($1::json) AS pgrst_body("a" integer, "b" text), -- JSON body
 //       LATERAL "s"."f"("a" := pgrst_body."a", "b" := pgrst_body."b") pgrst_call
-//   | SELECT pgrst_call.pgrst_scalar FROM (SELECT "s"."f"(…) AS pgrst_scalar) pgrst_call  -- scalar / void
+//   | SELECT pgrst_call.pgrst_scalar FROM (SELECT "s"."f"(…) AS pgrst_scalar OFFSET 0) pgrst_call  -- scalar / void
 //   )
 //   SELECT total_count, page_count, body, response_headers, response_status, postcondition
 //   FROM (<select=, filters, order, limit over pgrst_source>) _postgrest_t
@@ -38,8 +38,10 @@ export function callSourceSql(call: PlannedCall): Sql {
   const fn = qualified(call.routine);
   const scalar = call.result.kind !== 'composite';
   const output = scalar ? constant('pgrst_call.pgrst_scalar') : constant('pgrst_call.*');
+  // OFFSET 0 keeps the scalar call's subquery from being pulled up: pulled up, its call is copied
+  // into every reference to pgrst_scalar (count, json_agg, …) and a STABLE function runs once per copy.
   const callIt = (argsSql: Sql): Sql =>
-    scalar ? sql`(SELECT ${fn}(${argsSql}) AS pgrst_scalar) pgrst_call` : sql`${fn}(${argsSql}) pgrst_call`;
+    scalar ? sql`(SELECT ${fn}(${argsSql}) AS pgrst_scalar OFFSET 0) pgrst_call` : sql`${fn}(${argsSql}) pgrst_call`;
 
   const a = call.args;
   switch (a.kind) {

@@ -756,7 +756,7 @@ async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: nu
     const type = (await one(`SELECT type FROM content.pages WHERE ${visible} GROUP BY type ORDER BY count(*) DESC LIMIT 1`)).type as string;
     const detail = (await one(`SELECT id FROM content.pages WHERE ${visible} AND type = 'blog.BlogPage' AND fields ? 'feed_image'
         AND fields->>'feed_image' IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1000`)).id as number;
-    const params = { search: words, descendant_of: Number(desc.id), descendants: Number(desc.n), type, detail };
+    const params: Record<string, string | number> = { search: words, descendant_of: Number(desc.id), descendants: Number(desc.n), type, detail };
     log(`  content: search=${words}, descendant_of=${desc.id} (${desc.n} descendants), type=${type}, detail ${detail}`);
     const get = (p: string): HttpRequest => ({ method: 'GET', path: `${CONTENT}${p}`, headers: { accept: 'application/json' } });
     const c = (id: string, title: string, p: string): LoadCase => ({ id, title, requests: [get(p)], connections: CONTENT_CONNECTIONS });
@@ -766,6 +766,24 @@ async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: nu
       c('P3', 'content type, fields=*', `/pages/?type=${encodeURIComponent(type)}&fields=*`),
       c('P4', 'content detail', `/pages/${detail}/`),
     ];
+    // The database's own time per call (the endpoint function as the route calls it, one session,
+    // median of EXPLAIN ANALYZE's execution time): less sensitive to a busy machine than latency.
+    const calls: Record<string, [string, unknown[]]> = {
+      P1: ['content.pages_listing($1::json, NULL)', [{ search: words, limit: '20' }]],
+      P2: ['content.pages_listing($1::json, NULL)', [{ descendant_of: String(desc.id), order: '-title' }]],
+      P3: ['content.pages_listing($1::json, NULL)', [{ type, fields: '*' }]],
+      P4: ['content.pages_detail($1, $2::json, NULL)', [String(detail), {}]],
+    };
+    for (const [id, [call, args]] of Object.entries(calls)) {
+      if (!wanted(id)) continue;
+      const times: number[] = [];
+      for (let i = 0; i < 23; i++) {
+        const plan = (await client.query(`EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) SELECT ${call}`, args)).rows[0]['QUERY PLAN'] as [{ 'Execution Time': number }];
+        if (i >= 3) times.push(plan[0]['Execution Time']);
+      }
+      params[`${id} db ms`] = round(median(times), 2);
+      log(`  ${id}: database time per call ${round(median(times), 2)} ms (median of ${times.length}, min ${round(Math.min(...times), 2)})`);
+    }
     return { cases, loadMs: round(performance.now() - start, 0), params };
   } finally {
     await client.end();

@@ -215,7 +215,7 @@ t.test("GET /rpc: typed arguments, a scalar", async (t) => {
   const s = callStatement(cache, request(cache, 'GET', '/rpc/add?a=1&b=2'));
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
-    'FROM (SELECT "public"."add"("a" := $1::integer, "b" := $2::integer) AS pgrst_scalar) pgrst_call)',
+    'FROM (SELECT "public"."add"("a" := $1::integer, "b" := $2::integer) AS pgrst_scalar OFFSET 0) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(pg_catalog.json_agg(_postgrest_t.pgrst_scalar) -> 0, 'null')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
     'FROM pgrst_source AS "pgrst_call") AS _postgrest_t',
@@ -228,7 +228,7 @@ t.test("POST /rpc: the JSON body as one parameter unpacked by json_to_record", a
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
     'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("a" integer, "b" integer),',
-    'LATERAL (SELECT "public"."add"("a" := pgrst_body."a", "b" := pgrst_body."b") AS pgrst_scalar) pgrst_call)',
+    'LATERAL (SELECT "public"."add"("a" := pgrst_body."a", "b" := pgrst_body."b") AS pgrst_scalar OFFSET 0) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(pg_catalog.json_agg(_postgrest_t.pgrst_scalar) -> 0, 'null')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
     'FROM pgrst_source AS "pgrst_call") AS _postgrest_t',
@@ -240,7 +240,7 @@ t.test("VARIADIC: repeated arguments as one array parameter", async (t) => {
   const s = callStatement(cache, request(cache, 'GET', '/rpc/vsum?xs=1&xs=2'));
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
-    'FROM (SELECT "public"."vsum"(VARIADIC "xs" := $1::integer[]) AS pgrst_scalar) pgrst_call)',
+    'FROM (SELECT "public"."vsum"(VARIADIC "xs" := $1::integer[]) AS pgrst_scalar OFFSET 0) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(pg_catalog.json_agg(_postgrest_t.pgrst_scalar) -> 0, 'null')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
     'FROM pgrst_source AS "pgrst_call") AS _postgrest_t',
@@ -252,7 +252,7 @@ t.test("a single unnamed json parameter takes the body", async (t) => {
   const s = callStatement(cache, request(cache, 'POST', '/rpc/echo_json', {}, { x: 1 }));
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
-    'FROM (SELECT "public"."echo_json"($1::json) AS pgrst_scalar) pgrst_call)',
+    'FROM (SELECT "public"."echo_json"($1::json) AS pgrst_scalar OFFSET 0) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(pg_catalog.json_agg(_postgrest_t.pgrst_scalar) -> 0, 'null')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
     'FROM pgrst_source AS "pgrst_call") AS _postgrest_t',
@@ -295,7 +295,7 @@ t.test("void", async (t) => {
   t.equal(s.text, lines(
     'WITH pgrst_source AS (SELECT pgrst_call.pgrst_scalar',
     'FROM pg_catalog.json_to_record($1::json) AS pgrst_body("note" text),',
-    'LATERAL (SELECT "public"."write_audit"("note" := pgrst_body."note") AS pgrst_scalar) pgrst_call)',
+    'LATERAL (SELECT "public"."write_audit"("note" := pgrst_body."note") AS pgrst_scalar OFFSET 0) pgrst_call)',
     `SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, NULL::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status, NULL::integer AS postcondition`,
     'FROM (SELECT "pgrst_call".*',
     'FROM pgrst_source AS "pgrst_call") AS _postgrest_t',

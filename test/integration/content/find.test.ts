@@ -57,6 +57,13 @@ t.test('content API: find', async (t) => {
     await found(t, '/api/v2/pages/find/?fields=title&html_path=/journal/&limit=5', `${API}/pages/6/?fields=title&limit=5`);
     await found(t, '/api/v2/pages/find/?id=7&limit=abc&x=a%20b%2Bc%26d', `${API}/pages/7/?limit=abc&x=a+b%2Bc%26d`);
     await found(t, '/api/v2/pages/find/?id=7&q=%C3%A9', `${API}/pages/7/?q=%C3%A9`);
+    // integer-like names keep their place (a JavaScript object would list them first)
+    await found(t, '/api/v2/pages/find/?id=7&b=1&2=x&a=3&10=y', `${API}/pages/7/?b=1&2=x&a=3&10=y`);
+    await found(t, '/api/v2/pages/find/?html_path=/journal/&z=1&1=2&0=3', `${API}/pages/6/?z=1&1=2&0=3`);
+    // a repeated name: every value, in order, at its first occurrence (the query is bound as JSON
+    // with one key per name)
+    await found(t, '/api/v2/pages/find/?id=7&b=1&a=2&b=3', `${API}/pages/7/?b=1&b=3&a=2`);
+    await found(t, '/api/v2/images/find/?9=a&id=1&fields=_', `${API}/images/1/?9=a&fields=_`);
     const head = await s.request('/api/v2/pages/find/?id=7', { method: 'HEAD' });
     t.equal(head.status, 302);
     t.equal(head.headers['location'], `${API}/pages/7/`);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { Routine } from '../../../src/catalog/types.js';
 import type { RouteGroup, RouteMount } from '../../../src/config/types.js';
-import { bindArguments, checkBodyType, negotiateProduces, queryObject } from '../../../src/mount/bind.js';
+import { bindArguments, checkBodyType, negotiateProduces, queryJson, queryObject } from '../../../src/mount/bind.js';
 import { parseSource, type Binding, type ResolvedGroup } from '../../../src/mount/check.js';
 import { buildMountTable } from '../../../src/mount/router.js';
 import { joinPaths, parseTemplate } from '../../../src/mount/template.js';
@@ -110,6 +110,7 @@ t.test('binding', async (t) => {
   const bytes = bindArguments([b('raw', 'body', 'bytea')], { ...input, body: Buffer.from([0, 255]) });
   t.ok(bytes.ok && Buffer.isBuffer(bytes.value.get('raw')), 'bytea gets the bytes');
   t.same(queryObject([['a', '1'], ['a', '2'], ['a', '3'], ['b', '']]), { a: ['1', '2', '3'], b: '' });
+  t.equal(queryJson([['b', '1'], ['2', 'x'], ['b', '3'], ['a', '"']]), '{"b":["1","3"],"2":"x","a":"\\""}', 'keys in first-occurrence order, integer-like ones too');
 });
 
 t.test('body media types (415)', async (t) => {
