@@ -255,7 +255,9 @@ t.test('Prefer, Accept, Content-Type and Range headers never throw', async (t) =
 });
 
 t.test('every generated call was fast', async (t) => {
-  t.ok(slowest < 250, `slowest call ${slowest.toFixed(1)} ms on ${JSON.stringify(slowestInput).slice(0, 120)}`);
+  // A guard against super-linear parsing (which costs seconds to minutes), not a speed goal: the
+  // bound is loose so a busy CI machine does not trip it.
+  t.ok(slowest < 1500, `slowest call ${slowest.toFixed(1)} ms on ${JSON.stringify(slowestInput).slice(0, 120)}`);
 });
 
 t.test('hostile inputs: huge, deeply nested, pathological repetition', async (t) => {
@@ -320,6 +322,6 @@ t.test('hostile inputs: huge, deeply nested, pathological repetition', async (t)
       t.fail(`threw on ${label}: ${String(e)}`);
     }
     const ms = performance.now() - start;
-    t.ok(ms < 2000, `${label} took ${ms.toFixed(0)} ms`);
+    t.ok(ms < 10_000, `${label} took ${ms.toFixed(0)} ms`);
   }
 });
