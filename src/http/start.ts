@@ -48,7 +48,7 @@ export interface RunningServer {
 /** Keys whose new value only takes effect after a restart. */
 const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
-  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir',
+  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir', 'dbEmbeddedDurable',
 ];
 
 export interface StartOptions {

@@ -1185,7 +1185,7 @@ async function main(): Promise<number> {
   cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
 
   log('starting embedded PostgreSQL…');
-  const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), onProgress: (m) => log(`  ${m}`) });
+  const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false, onProgress: (m) => log(`  ${m}`) });
   cleanups.push(() => db.stop());
   const version = await (async () => {
     const c = new pg.Client({ connectionString: db.uri });
