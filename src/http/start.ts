@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
-import { loadSchemaCache } from '../catalog/load.js';
+import { loadSchemaCache, openCatalogHelper } from '../catalog/load.js';
 import { listenForNotifications } from '../catalog/reload.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
@@ -120,11 +120,21 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
 
   const load = async () => {
-    const client = await pool.connect();
+    // The catalog is read on two connections at once (the pooled one and a short-lived helper),
+    // and role settings and time zones on a third from the pool meanwhile: a cold start waits for
+    // the longest of these, not their sum.
+    const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri)]);
     try {
-      const loaded = await loadSchemaCache(client, cacheSchemas(config));
-      roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
-      timezones = await fetchTimezones(client);
+      // allSettled: the connections are released only once nothing runs on them any more.
+      const [loadedR, roleSettingsR, timezonesR] = await Promise.allSettled([
+        loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null),
+        fetchRoleSettings(pool, config.dbHoistedTxSettings),
+        fetchTimezones(pool),
+      ]);
+      for (const r of [loadedR, roleSettingsR, timezonesR]) if (r.status === 'rejected') throw r.reason;
+      const loaded = (loadedR as PromiseFulfilledResult<Awaited<ReturnType<typeof loadSchemaCache>>>).value;
+      roleSettings = (roleSettingsR as PromiseFulfilledResult<RoleSettings>).value;
+      timezones = (timezonesR as PromiseFulfilledResult<ReadonlySet<string>>).value;
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
@@ -133,6 +143,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       readyWaiters = [];
     } finally {
       client.release();
+      await helper?.close();
     }
   };
 
