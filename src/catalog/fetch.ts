@@ -19,6 +19,12 @@ export interface CatalogClient {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
+const byQualifiedName = (a: unknown, b: unknown): number => {
+  const x = a as { schema: string; name: string };
+  const y = b as { schema: string; name: string };
+  return x.schema < y.schema ? -1 : x.schema > y.schema ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0;
+};
+
 /** What a catalog transaction runs first: one snapshot, qualified type names, sorts in memory. */
 async function begin(client: CatalogClient): Promise<void> {
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -71,20 +77,27 @@ export async function fetchCatalog(client: CatalogClient, schemas: readonly stri
   try {
     shared = helper !== null && (await shareSnapshot(client, helper));
     const other = shared ? helper! : client;
-    // pg queues a client's queries: on one client the two halves simply run one after the other.
-    const [relations, rest] = await Promise.all([
-      run(client, RELATIONS_SQL, params),
-      (async () => ({
-        version: await run(other, SERVER_VERSION_SQL),
-        foreignKeys: await run(other, FOREIGN_KEYS_SQL, params),
-        viewSources: await run(other, VIEW_SOURCES_SQL, params),
-        routines: await run(other, ROUTINES_SQL, params),
-        computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
-        mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
-        representations: await run(other, REPRESENTATIONS_SQL),
-      }))(),
+    // The relations query is most of the work: each connection reads half of the relations (by
+    // oid), then one the foreign keys and the other the rest. pg queues a client's queries: on one
+    // client it all simply runs in turn.
+    const shares = shared ? 2 : 1;
+    const [[mine, foreignKeys], [theirs, rest]] = await Promise.all([
+      (async () => [await run(client, RELATIONS_SQL, [...params, shares, 0]), await run(client, FOREIGN_KEYS_SQL, params)] as const)(),
+      (async () => [
+        shared ? await run(other, RELATIONS_SQL, [...params, shares, 1]) : [],
+        {
+          version: await run(other, SERVER_VERSION_SQL),
+          viewSources: await run(other, VIEW_SOURCES_SQL, params),
+          routines: await run(other, ROUTINES_SQL, params),
+          computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
+          mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
+          representations: await run(other, REPRESENTATIONS_SQL),
+        },
+      ] as const)(),
     ]);
-    raw = { ...rest, relations } as RawCatalog;
+    // In the order one query would give (ORDER BY nspname, relname: `name` sorts by code unit).
+    const relations = theirs.length === 0 ? mine : [...mine, ...theirs].sort(byQualifiedName);
+    raw = { ...rest, foreignKeys, relations } as RawCatalog;
     await client.query('COMMIT');
     if (shared) await helper!.query('COMMIT');
   } catch (e) {
