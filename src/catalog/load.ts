@@ -35,8 +35,9 @@ export async function loadSchemaCache(db: pg.Pool | CatalogClient, schemas: read
  * pooled connections at once could wait on itself with db-pool=1). Null when it cannot connect:
  * the catalog is then read on one connection, as before.
  */
-export async function openCatalogHelper(uri: string): Promise<{ client: CatalogClient; close(): Promise<void> } | null> {
-  const client = new pg.Client({ connectionString: uri, application_name: 'dbrest' });
+export async function openCatalogHelper(uri: string, connectTimeoutMs: number): Promise<{ client: CatalogClient; close(): Promise<void> } | null> {
+  // Bounded like the pool's connections: a database that does not answer must not hold up the load.
+  const client = new pg.Client({ connectionString: uri, application_name: 'dbrest', connectionTimeoutMillis: connectTimeoutMs });
   client.on('error', () => undefined); // a dying helper fails its query; that is reported there
   try {
     await client.connect();

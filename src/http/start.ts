@@ -123,7 +123,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     // The catalog is read on two connections at once (the pooled one and a short-lived helper),
     // and role settings and time zones on a third from the pool meanwhile: a cold start waits for
     // the longest of these, not their sum.
-    const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri)]);
+    const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
       // allSettled: the connections are released only once nothing runs on them any more.
       const [loadedR, roleSettingsR, timezonesR] = await Promise.allSettled([

@@ -35,7 +35,7 @@ export interface Postcondition {
  * Random per process: a request body or a user's function may raise any text it likes, including a
  * fixed marker; only this process knows its own, so only its own postconditions match.
  */
-const POSTCONDITION_MARK = `dbrest-postcondition-${randomBytes(12).toString('hex')}`;
+export const POSTCONDITION_MARK = `dbrest-postcondition-${randomBytes(12).toString('hex')}`;
 
 /**
  * `CASE WHEN <fails> THEN ('<mark> DBRST124 ' || count)::integer END`: plain SQL has
