@@ -120,21 +120,13 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
 
   const load = async () => {
-    // The catalog is read on two connections at once (the pooled one and a short-lived helper),
-    // and role settings and time zones on a third from the pool meanwhile: a cold start waits for
-    // the longest of these, not their sum.
+    // The catalog is read on two connections at once: the pooled one and a short-lived helper
+    // outside the pool (with db-pool=1 a second pooled one would wait for the first).
     const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
-      // allSettled: the connections are released only once nothing runs on them any more.
-      const [loadedR, roleSettingsR, timezonesR] = await Promise.allSettled([
-        loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null),
-        fetchRoleSettings(pool, config.dbHoistedTxSettings),
-        fetchTimezones(pool),
-      ]);
-      for (const r of [loadedR, roleSettingsR, timezonesR]) if (r.status === 'rejected') throw r.reason;
-      const loaded = (loadedR as PromiseFulfilledResult<Awaited<ReturnType<typeof loadSchemaCache>>>).value;
-      roleSettings = (roleSettingsR as PromiseFulfilledResult<RoleSettings>).value;
-      timezones = (timezonesR as PromiseFulfilledResult<ReadonlySet<string>>).value;
+      const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
+      roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
+      timezones = await fetchTimezones(client);
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
