@@ -40,7 +40,8 @@ const env = { ...process.env };
 if (!env.DBREST_TEST_DB_URI) {
   const { startEmbeddedPostgres } = await import(path.join(root, 'dist/src/embedded/postgres.js'));
   tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-test-'));
-  embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata') });
+  // fsync off: a throwaway cluster, speed over durability (db-embedded-durable=false's trade).
+  embedded = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false });
   env.DBREST_TEST_DB_URI = embedded.uri;
   console.log(`# test database: embedded PostgreSQL on port ${embedded.port} in ${tmp}`);
 }

@@ -472,17 +472,21 @@ function buildRelationships(
     });
   const overridden = new Set(computed.map((c) => `${qkey(c.from)}|${qkey(c.function)}`));
 
-  const all: Relationship[] = [];
+  // Each relationship's key is computed once, for both the de-duplication and the sort.
+  const keyed: Array<readonly [ReadonlyArray<string>, Relationship]> = [];
   const seen = new Set<string>();
-  for (const r of [...toOne, ...inverses, ...m2m]) {
-    if (!visible(r) || overridden.has(`${qkey(r.from)}|${qkey(r.to)}`)) continue;
-    const key = relationshipKey(r).join('\u0000');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    all.push(r);
+  for (const list of [toOne, inverses, m2m]) {
+    for (const r of list) {
+      if (!visible(r) || overridden.has(`${qkey(r.from)}|${qkey(r.to)}`)) continue;
+      const k = relationshipKey(r);
+      const joined = k.join('\u0000');
+      if (seen.has(joined)) continue;
+      seen.add(joined);
+      keyed.push([k, r]);
+    }
   }
-  all.push(...computed);
-  return sortBy(all, relationshipKey);
+  for (const c of computed) keyed.push([relationshipKey(c), c]);
+  return keyed.sort((a, b) => cmp(a[0], b[0])).map(([, r]) => r);
 }
 
 function fkRel(from: QualifiedName, to: QualifiedName, cardinality: Cardinality, constraintName: string, columns: ColumnPairs, isSelf: boolean): FkRel {

@@ -12,19 +12,38 @@ export interface LoadedSchemaCache {
   readonly buildMs: number;
 }
 
-export async function loadSchemaCache(db: pg.Pool | CatalogClient, schemas: readonly string[]): Promise<LoadedSchemaCache> {
+/** `helper`: a second connection to read the catalog in parallel (fetch.ts); optional. */
+export async function loadSchemaCache(db: pg.Pool | CatalogClient, schemas: readonly string[], helper: CatalogClient | null = null): Promise<LoadedSchemaCache> {
   let fetched;
   if (db instanceof pg.Pool) {
     const client = await db.connect();
     try {
-      fetched = await fetchCatalog(client, schemas);
+      fetched = await fetchCatalog(client, schemas, helper);
     } finally {
       client.release();
     }
   } else {
-    fetched = await fetchCatalog(db, schemas);
+    fetched = await fetchCatalog(db, schemas, helper);
   }
   const started = performance.now();
   const cache = buildSchemaCache(fetched.raw, schemas);
   return { cache, fetchMs: fetched.ms, buildMs: performance.now() - started };
+}
+
+/**
+ * A short-lived second connection for fetchCatalog's parallel half, outside the pool (borrowing two
+ * pooled connections at once could wait on itself with db-pool=1). Null when it cannot connect:
+ * the catalog is then read on one connection, as before.
+ */
+export async function openCatalogHelper(uri: string, connectTimeoutMs: number): Promise<{ client: CatalogClient; close(): Promise<void> } | null> {
+  // Bounded like the pool's connections: a database that does not answer must not hold up the load.
+  const client = new pg.Client({ connectionString: uri, application_name: 'dbrest', connectionTimeoutMillis: connectTimeoutMs });
+  client.on('error', () => undefined); // a dying helper fails its query; that is reported there
+  try {
+    await client.connect();
+  } catch {
+    await client.end().catch(() => undefined);
+    return null;
+  }
+  return { client, close: () => client.end().catch(() => undefined) };
 }

@@ -46,7 +46,17 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
   if (dbUri === null) {
     const dataDir = path.resolve(config.dbEmbeddedDir);
     say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
-    embedded = await startEmbeddedPostgres({ dataDir, onProgress: (m) => say(chalk.dim(m)) });
+    embedded = await startEmbeddedPostgres({
+      dataDir,
+      durable: config.dbEmbeddedDurable,
+      onProgress: (m) => say(chalk.dim(m)),
+      // dbrest keeps the database it started running: a crash is logged and the server restarted;
+      // meanwhile requests get 503s and the pool's recovery loop reconnects once it is back.
+      supervise: (e) => (e.kind === 'restarted' ? say(e.message) : log.error(e.message)),
+    });
+    say(config.dbEmbeddedDurable
+      ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
+      : chalk.yellow('db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off — faster, but a machine crash can lose committed writes'));
     dbUri = await bootstrapEmbedded(embedded.uri, passwordOf(embedded.uri), (m) => say(chalk.dim(m)));
     effective = embeddedConfig(config, dbUri, (m) => log.error(m));
   }

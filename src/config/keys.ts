@@ -92,6 +92,8 @@ const KEY_LIST = [
     doc: 'Read in-database configuration (pgrst.* role settings, db-pre-config).' }),
   key({ name: 'db-embedded-dir', field: 'dbEmbeddedDir', type: STRING, default: '.dbrest/pgdata', origin: 'dbrest',
     doc: 'Data directory of the embedded PostgreSQL used when db-uri is unset (relative to the working directory).' }),
+  key({ name: 'db-embedded-durable', field: 'dbEmbeddedDurable', type: BOOL, default: true, origin: 'dbrest',
+    doc: 'The embedded PostgreSQL flushes commits to disk (fsync); false trades crash safety for speed and says so at start.' }),
   key({ name: 'db-extra-search-path', field: 'dbExtraSearchPath', type: { kind: 'list', emptyable: true },
     default: ['public'], doc: 'Extra schemas appended to every request\'s search_path (comma-separated).' }),
   key({ name: 'db-hoisted-tx-settings', field: 'dbHoistedTxSettings', type: { kind: 'list' },

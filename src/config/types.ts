@@ -63,6 +63,7 @@ export interface AppConfig {
   readonly dbConfig: boolean;
   readonly dbPreConfig: string | null;
   readonly dbEmbeddedDir: string;
+  readonly dbEmbeddedDurable: boolean;
   readonly jwtSecret: string | null;
   readonly jwtSecretIsBase64: boolean;
   readonly jwtAud: string | null;

@@ -17,7 +17,22 @@ export interface EmbeddedOptions {
   readonly port?: number;
   /** Progress lines for the user while the cluster initialises. */
   readonly onProgress?: (message: string) => void;
+  /**
+   * Commits reach the disk (fsync on; initdb syncs). Default true. false runs with fsync=off: faster,
+   * and a machine crash may lose committed writes or corrupt the cluster (for tests and benchmarks).
+   */
+  readonly durable?: boolean;
+  /**
+   * Restart the server, with backoff, whenever it exits without being asked to (a crash, kill -9,
+   * an OOM kill); each event is reported here. Unset: an unexpected exit is left alone.
+   */
+  readonly supervise?: (event: SupervisorEvent) => void;
 }
+
+export type SupervisorEvent =
+  | { readonly kind: 'exited'; readonly message: string }
+  | { readonly kind: 'restart-failed'; readonly message: string }
+  | { readonly kind: 'restarted'; readonly message: string };
 
 export interface EmbeddedPostgres {
   /** Superuser connection URI (127.0.0.1, random password kept in the data dir's parent). */
@@ -26,6 +41,10 @@ export interface EmbeddedPostgres {
   readonly dataDir: string;
   /** True when this start ran initdb (the first start of this data dir). */
   readonly initialised: boolean;
+  /** fsync on (EmbeddedOptions.durable). */
+  readonly durable: boolean;
+  /** The running postmaster's process id; null while it is down. */
+  pid(): number | null;
   /** Fast shutdown; resolves when the server process has exited. */
   stop(): Promise<void>;
   /** Stop then start again on the same port (the resilience tests use it). */
@@ -160,7 +179,7 @@ function isAlive(pid: number): boolean {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function runInitdb(bins: Binaries, dataDir: string, password: string, who: RunAs, progress: (m: string) => void) {
+async function runInitdb(bins: Binaries, dataDir: string, password: string, who: RunAs, durable: boolean, progress: (m: string) => void) {
   const pwFile = path.join(os.tmpdir(), `dbrest-pw-${randomBytes(6).toString('hex')}`);
   await fs.writeFile(pwFile, password + '\n', { mode: 0o644 });
   try {
@@ -168,7 +187,7 @@ async function runInitdb(bins: Binaries, dataDir: string, password: string, who:
     await new Promise<void>((resolve, reject) => {
       const child = spawn(
         bins.initdb,
-        [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', '--no-sync'],
+        [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${SUPERUSER}`, `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', ...(durable ? [] : ['--no-sync'])],
         { ...who, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';
@@ -185,11 +204,12 @@ async function runInitdb(bins: Binaries, dataDir: string, password: string, who:
   }
 }
 
-function startPostmaster(bins: Binaries, dataDir: string, port: number, who: RunAs): Promise<ChildProcess> {
+function startPostmaster(bins: Binaries, dataDir: string, port: number, who: RunAs, durable: boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
+    // fsync is set either way: a postgresql.conf in the data dir cannot silently change it.
     const child = spawn(
       bins.postgres,
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off'],
+      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `fsync=${durable ? 'on' : 'off'}`],
       { ...who, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let log = '';
@@ -229,8 +249,17 @@ function installExitHook(): void {
   });
 }
 
+/** Backoff between restart attempts of a supervised server: 0.5 s doubling up to 8 s. */
+export const RESTART_INITIAL_MS = 500;
+export const RESTART_MAX_MS = 8000;
+/** A server that stayed up this long has recovered: the next crash starts the backoff afresh. */
+const STABLE_MS = 30_000;
+
+const describeExit = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `killed by ${signal}` : `exit code ${code}`);
+
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedPostgres> {
   const progress = opts.onProgress ?? (() => undefined);
+  const durable = opts.durable ?? true;
   const bins = await findBinaries();
   const dataDir = path.resolve(opts.dataDir);
   const who = runAsIdentity();
@@ -242,7 +271,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     await fs.mkdir(path.dirname(dataDir), { recursive: true });
     await openPathFor(dataDir, who, progress);
     password = randomBytes(18).toString('base64url');
-    await runInitdb(bins, dataDir, password, who, progress);
+    await runInitdb(bins, dataDir, password, who, durable, progress);
     await fs.writeFile(passwordFile, password, { mode: 0o600 });
   } else {
     password = (await fs.readFile(passwordFile, 'utf8')).trim();
@@ -251,8 +280,61 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
 
   const port = opts.port ?? (await freePort());
   installExitHook();
-  let child = await startPostmaster(bins, dataDir, port, who);
-  running.add(child);
+
+  // Supervision: `expected` is set while stop()/restart() take the server down, so only an exit
+  // nobody asked for starts the restart loop. The loop's sleep is cut short by stop().
+  let expected = false;
+  let child!: ChildProcess;
+  let startedAt = 0;
+  let delay = RESTART_INITIAL_MS;
+  let recovering: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      wake = null;
+      resolve();
+    }
+    wake = done;
+  });
+  const launch = async () => {
+    const c = await startPostmaster(bins, dataDir, port, who, durable);
+    child = c;
+    startedAt = Date.now();
+    running.add(c);
+    c.once('exit', (code, signal) => {
+      running.delete(c);
+      if (expected || c !== child || !opts.supervise) return;
+      recovering ??= recover(describeExit(code, signal)).finally(() => (recovering = null));
+    });
+  };
+  const recover = async (how: string) => {
+    const report = opts.supervise!;
+    if (Date.now() - startedAt >= STABLE_MS) delay = RESTART_INITIAL_MS;
+    report({ kind: 'exited', message: `embedded PostgreSQL exited unexpectedly (${how}); restarting in ${(delay / 1000).toFixed(1)} s` });
+    for (let attempt = 1; !expected; attempt++) {
+      await pause(delay);
+      delay = Math.min(delay * 2, RESTART_MAX_MS);
+      if (expected) return;
+      try {
+        // Backends orphaned by a killed postmaster may still hold its shared memory for a moment:
+        // the next attempt, after the backoff, then succeeds.
+        await launch();
+        report({ kind: 'restarted', message: `embedded PostgreSQL restarted on port ${port} (attempt ${attempt}, crash recovery done)` });
+        return;
+      } catch (e) {
+        const why = (e as Error).message.split('\n').find((l) => /FATAL|error/i.test(l)) ?? (e as Error).message.split('\n')[0];
+        report({ kind: 'restart-failed', message: `embedded PostgreSQL restart attempt ${attempt} failed (${why.trim()}); next in ${(delay / 1000).toFixed(1)} s` });
+      }
+    }
+  };
+  const quiesce = async () => {
+    expected = true;
+    wake?.();
+    await recovering;
+  };
+  await launch();
 
   const uri = `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return {
@@ -260,15 +342,19 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     port,
     dataDir,
     initialised,
+    durable,
+    pid: () => (child.exitCode === null && child.signalCode === null ? child.pid ?? null : null),
     async stop() {
+      await quiesce();
       await stopPostmaster(child);
       running.delete(child);
     },
     async restart() {
+      await quiesce();
       await stopPostmaster(child);
       running.delete(child);
-      child = await startPostmaster(bins, dataDir, port, who);
-      running.add(child);
+      await launch();
+      expected = false;
     },
   };
 }

@@ -72,6 +72,9 @@ export const errors = {
   DBRST402: def('DBRST402', 415), // request body of a media type the mount does not take
   DBRST403: def('DBRST403', 500), // the mount is misconfigured (its problem is in the server log)
   DBRST404: def('DBRST404', 413), // request body larger than the server accepts
+  DBRST405: def('DBRST405', 414), // request line (its target URI) longer than the server accepts
+  DBRST406: def('DBRST406', 431), // header block larger than the server accepts
+  DBRST407: def('DBRST407', 400), // not a well-formed HTTP/1.x request (rejected by the HTTP parser)
   // X: internal
   DBRSTX00: def('DBRSTX00', 500), // connection library internal error
 } as const;

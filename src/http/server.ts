@@ -9,6 +9,7 @@ import type { HttpInput } from '../request/http-input.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
+import { onClientError } from './client-error.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -179,6 +180,8 @@ export function createHttpServer(app: AppState): HttpServer {
       else app.log.info(line);
     }
   });
+  // A head over MAX_HEADER_BYTES or a malformed request: 414/431/400 in the error model.
+  server.on('clientError', onClientError(() => app.config.clientErrorVerbosity, MAX_HEADER_BYTES, (m) => app.log.info(m)));
   server.keepAliveTimeout = 5000;
   return { server, inFlight: () => inFlight };
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
-import { loadSchemaCache } from '../catalog/load.js';
+import { loadSchemaCache, openCatalogHelper } from '../catalog/load.js';
 import { listenForNotifications } from '../catalog/reload.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
@@ -48,7 +48,7 @@ export interface RunningServer {
 /** Keys whose new value only takes effect after a restart. */
 const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
-  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir',
+  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir', 'dbEmbeddedDurable',
 ];
 
 export interface StartOptions {
@@ -120,9 +120,11 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
 
   const load = async () => {
-    const client = await pool.connect();
+    // The catalog is read on two connections at once: the pooled one and a short-lived helper
+    // outside the pool (with db-pool=1 a second pooled one would wait for the first).
+    const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
-      const loaded = await loadSchemaCache(client, cacheSchemas(config));
+      const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
       roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
       timezones = await fetchTimezones(client);
       cache = loaded.cache;
@@ -133,6 +135,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       readyWaiters = [];
     } finally {
       client.release();
+      await helper?.close();
     }
   };
 

@@ -14,6 +14,7 @@
 // match, a singular response) are written INTO the statement as a postcondition: when one fails the
 // statement raises, the transaction's COMMIT becomes a rollback, and http/ reads the failure back with
 // postconditionFailure(). So a write stays one round trip and never leaves partial changes.
+import { randomBytes } from 'node:crypto';
 import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
 import { logicSql, orderSql } from './filters.js';
 import { catalogExpression, catalogType, constant, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
@@ -30,10 +31,14 @@ export interface Postcondition {
   readonly fails: (count: Sql) => Sql;
 }
 
-const POSTCONDITION_MARK = 'dbrest-postcondition';
+/**
+ * Random per process: a request body or a user's function may raise any text it likes, including a
+ * fixed marker; only this process knows its own, so only its own postconditions match.
+ */
+export const POSTCONDITION_MARK = `dbrest-postcondition-${randomBytes(12).toString('hex')}`;
 
 /**
- * `CASE WHEN <fails> THEN ('dbrest-postcondition DBRST124 ' || count)::integer END`: plain SQL has
+ * `CASE WHEN <fails> THEN ('<mark> DBRST124 ' || count)::integer END`: plain SQL has
  * no RAISE, so a failed check makes an integer cast fail (22P02) with a recognisable text. The
  * text includes the aggregate, so PostgreSQL cannot fold the branch at plan time.
  */
@@ -46,10 +51,14 @@ export function postconditionSql(checks: ReadonlyArray<Postcondition>, count: Sq
   return sql`CASE ${join(whens, constant(' '))} END`;
 }
 
+// The mark is letters, digits and dashes: nothing to escape. Quoted whole, as PostgreSQL quotes the
+// text it could not cast (in any lc_messages), so a value that merely contains it does not match.
+const MARKED = new RegExp(`"${POSTCONDITION_MARK} (DBRST1\\d\\d) (\\d+)"`);
+
 /** The failed postcondition behind a database error, or null when the error is a real one. */
 export function postconditionFailure(e: { readonly code: string; readonly message: string }): { readonly code: Postcondition['code']; readonly rows: number } | null {
   if (e.code !== '22P02') return null;
-  const m = /"dbrest-postcondition (DBRST1\d\d) (\d+)"/.exec(e.message);
+  const m = MARKED.exec(e.message);
   if (!m) return null;
   return { code: m[1] as Postcondition['code'], rows: Number(m[2]) };
 }

@@ -1020,7 +1020,7 @@ async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
   if (typeof generate !== 'function') return { ...base, outcome: 'skipped', note: 'skipped: not built yet (generateBigSchemaSql)' };
   if (typeof load !== 'function') return { ...base, outcome: 'skipped', note: 'skipped: not built yet (loadSchemaCache)' };
   type Loaded = { cache?: { relations?: unknown[]; relationships?: unknown[] }; fetchMs: number; buildMs: number };
-  const loadSchemaCache = load as (client: pg.Client, schemas: string[]) => Promise<Loaded>;
+  const loadSchemaCache = load as (client: pg.Client, schemas: string[], helper?: pg.Client | null) => Promise<Loaded>;
 
   const admin = new pg.Client({ connectionString: adminUri });
   await admin.connect();
@@ -1033,10 +1033,17 @@ async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
   client.on('error', () => undefined);
   await client.connect();
   cleanups.push(() => client.end().catch(() => undefined));
+  // A second connection, as `serve` uses: the catalog is read on both in one shared snapshot.
+  const helper = new pg.Client({ connectionString: withDatabase(adminUri, 'dbrest_bench_catalog') });
+  helper.on('error', () => undefined);
+  await helper.connect();
+  cleanups.push(() => helper.end().catch(() => undefined));
   try {
     const sql = (generate as (tables: number, fks: number) => string)(cfg.w7Tables, cfg.w7Fks);
     let t0 = performance.now();
-    await client.query(sql);
+    // In batches of statements: one transaction creating thousands of tables runs out of lock slots.
+    const statements = sql.split(';\n').filter((x) => x.trim() !== '');
+    for (let i = 0; i < statements.length; i += 500) await client.query(statements.slice(i, i + 500).join(';\n') + ';');
     const loadSqlMs = round(performance.now() - t0, 0);
     log(`  catalog SQL loaded in ${loadSqlMs} ms`);
     await client.query('ANALYZE');
@@ -1052,7 +1059,7 @@ async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
     let relationships: number | undefined;
     for (let i = 0; i < cfg.w7Runs; i++) {
       t0 = performance.now();
-      const r = await loadSchemaCache(client, ['public']);
+      const r = await loadSchemaCache(client, ['public'], helper);
       const totalMs = round(performance.now() - t0);
       runs.push({ fetchMs: round(r.fetchMs), buildMs: round(r.buildMs), totalMs });
       relations = Array.isArray(r.cache?.relations) ? r.cache.relations.length : undefined;
@@ -1077,6 +1084,7 @@ async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
     return { ...base, outcome: 'failed', note: (e as Error).message };
   } finally {
     await client.end().catch(() => undefined);
+    await helper.end().catch(() => undefined);
   }
 }
 
@@ -1235,7 +1243,7 @@ async function main(): Promise<number> {
   cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
 
   log('starting embedded PostgreSQL…');
-  const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), onProgress: (m) => log(`  ${m}`) });
+  const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false, onProgress: (m) => log(`  ${m}`) });
   cleanups.push(() => db.stop());
   const version = await (async () => {
     const c = new pg.Client({ connectionString: db.uri });

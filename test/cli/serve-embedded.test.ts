@@ -17,7 +17,7 @@ async function serveOnce(cwd: string, port: number) {
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  for (let i = 0; i < 400 && !output.includes('listening on'); i++) {
+  for (let i = 0; i < 1200 && !output.includes('listening on'); i++) {
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -32,7 +32,9 @@ t.test('npx dbrest serve on a bare machine', async (t) => {
   const first = await serveOnce(cwd, port);
   t.match(first.output(), `listening on http://localhost:${port}`);
   t.match(first.output(), /initialising a new PostgreSQL cluster/);
-  t.ok(first.ms < 20_000, `ready in ${first.ms} ms`);
+  // A generous bound: the first start runs initdb and loads the examples, durably (fsync on), on a
+  // machine other work may share.
+  t.ok(first.ms < 60_000, `ready in ${first.ms} ms`);
   const films = await httpRequest(`http://localhost:${port}/films?select=title&order=id&limit=2`);
   t.equal(films.status, 200);
   t.same(films.json(), [{ title: 'Cléo from 5 to 7' }, { title: 'The Gleaners and I' }]);

@@ -3,7 +3,8 @@
 // PostgREST does: a partitioned table is reached through its parent.
 
 /**
- * Parameters: `$1::text[]` exposed schemas. One row per relation (`RawRelationRow` in raw.ts),
+ * Parameters: `$1::text[]` exposed schemas, `$2::int` / `$3::int` the share to read (1 / 0: all).
+ * One row per relation (`RawRelationRow` in raw.ts),
  * columns and primary key as JSON arrays. Run with `search_path = ''` so that format_type()
  * qualifies every type outside pg_catalog (`public.mood`).
  */
@@ -50,6 +51,9 @@ rels AS (
   WHERE n.nspname = ANY ($1::text[])
     AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
     AND NOT c.relispartition
+    -- One share of the relations ($2 shares, this is number $3): fetch.ts reads the shares on
+    -- parallel connections. 1 and 0 read them all.
+    AND c.oid::bigint % $2::int = $3::int
 ),
 enum_labels AS (
   SELECT e.enumtypid, json_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels

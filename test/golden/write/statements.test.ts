@@ -4,6 +4,7 @@
 // DBREST_TEST_DB_URI set and paste its output below the bulk test; the expected strings are the
 // contract (test/integration/write and test/integration/rpc prove the same shapes run).
 import t from 'tap';
+import { POSTCONDITION_MARK } from '../../../src/sql/mutate.js';
 import { callStatement, mutateStatement, request, writeCache } from './cases.js';
 
 /** The statement is one line; the expectations break it before keywords for reading. */
@@ -143,7 +144,7 @@ t.test("PATCH with filters and strict max-affected: the postcondition", async (t
     'FROM (SELECT *',
     'FROM pgrst_mutation) AS _postgrest_t',
   ));
-  t.same(s.values, ["{\"qty\":3}","1","a%",5,"dbrest-postcondition DBRST124 "]);
+  t.same(s.values, ["{\"qty\":3}","1","a%",5,`${POSTCONDITION_MARK} DBRST124 `]);
 });
 
 t.test("PATCH limited by order and limit: rows chosen first, matched by ctid", async (t) => {
@@ -161,7 +162,7 @@ t.test("PATCH limited by order and limit: rows chosen first, matched by ctid", a
     'FROM (SELECT *',
     'FROM pgrst_mutation) AS _postgrest_t',
   ));
-  t.same(s.values, ["1","{\"qty\":3}",2,"dbrest-postcondition DBRST110 "]);
+  t.same(s.values, ["1","{\"qty\":3}",2,`${POSTCONDITION_MARK} DBRST110 `]);
 });
 
 t.test("PATCH with an empty body changes nothing", async (t) => {
@@ -190,7 +191,7 @@ t.test("DELETE with representation, singular", async (t) => {
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
-  t.same(s.values, ["1","dbrest-postcondition DBRST116 "]);
+  t.same(s.values, ["1",`${POSTCONDITION_MARK} DBRST116 `]);
 });
 
 t.test("PUT: the URL key filters the payload row, exactly one row or DBRST115", async (t) => {
@@ -208,7 +209,7 @@ t.test("PUT: the URL key filters the payload row, exactly one row or DBRST115", 
     'FROM (SELECT *',
     'FROM pgrst_mutation) AS _postgrest_t',
   ));
-  t.same(s.values, ["{\"id\":4,\"name\":\"x\",\"salary\":1}","4","dbrest-postcondition DBRST115 "]);
+  t.same(s.values, ["{\"id\":4,\"name\":\"x\",\"salary\":1}","4",`${POSTCONDITION_MARK} DBRST115 `]);
 });
 
 t.test("GET /rpc: typed arguments, a scalar", async (t) => {

@@ -21,7 +21,7 @@ export interface OwnDatabase {
 /** Starts a private cluster, creates database `name` from `fixtures`; everything is removed at teardown. */
 export async function startOwnDatabase(t: Teardown, name: string, fixtures: ReadonlyArray<string>): Promise<OwnDatabase> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-resilience-'));
-  const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata') });
+  const server = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false });
   t.teardown(async () => {
     await server.stop().catch(() => undefined);
     rmSync(tmp, { recursive: true, force: true });

@@ -85,7 +85,8 @@ t.test('dbrest serve: prints the URL; SIGTERM finishes an in-flight request, the
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  for (let i = 0; i < 100 && !output.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
+  // A generous bound for a start on a busy machine (the start itself takes well under a second).
+  for (let i = 0; i < 600 && !output.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
   t.match(output, `listening on http://127.0.0.1:${port}`);
 
   const slow = httpRequest(`http://127.0.0.1:${port}/slow`);
