@@ -28,6 +28,11 @@ export interface Lease {
   readonly client: pg.PoolClient;
   /** Give the lease back; pass the error when the connection is broken (it is then discarded). */
   release(broken?: Error): void;
+  /**
+   * No other batch joins this connection from now until it is released; true when this lease's
+   * batch is the only one on it (db/cancel-watch.ts: only then may it be cancelled).
+   */
+  hold(): boolean;
 }
 
 interface Shared {
@@ -35,6 +40,7 @@ interface Shared {
   /** Start times of the batches in flight, oldest first (a connection answers in order). */
   readonly started: number[];
   broken: Error | null;
+  held?: boolean;
 }
 
 export class LeaseManager {
@@ -53,6 +59,12 @@ export class LeaseManager {
     return this.lease(entry);
   }
 
+  /** A connection of its own that no batch joins until released (a cursor's: db/cursor.ts). */
+  async acquireExclusive(): Promise<Lease> {
+    const client = await this.pool.connect();
+    return { client, release: (broken?: Error) => client.release(broken), hold: () => true };
+  }
+
   private hasFreeConnection(): boolean {
     const p = this.pool as pg.Pool & { options: { max: number } };
     return p.idleCount > 0 || p.totalCount < p.options.max;
@@ -63,7 +75,7 @@ export class LeaseManager {
     const now = performance.now();
     let best: Shared | null = null;
     for (const s of this.busy.values()) {
-      if (s.broken || s.started.length >= depth) continue;
+      if (s.broken || s.held || s.started.length >= depth) continue;
       if (s.started.length > 0 && now - s.started[0]! > window) continue;
       if (!best || s.started.length < best.started.length) best = s;
     }
@@ -75,6 +87,7 @@ export class LeaseManager {
     let released = false;
     return {
       client: entry.client,
+      hold: () => !released && (entry.held = true) && entry.started.length === 1,
       release: (broken?: Error) => {
         if (released) return;
         released = true;
