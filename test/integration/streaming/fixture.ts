@@ -24,6 +24,9 @@ GRANT SELECT ON stream.vals, stream.big TO stream_anon, stream_user;
 GRANT INSERT ON stream.big TO stream_anon;
 CREATE VIEW stream.boom AS SELECT id, CASE WHEN id > 2500 THEN 1 / (id - id) ELSE id END AS v FROM stream.big;
 GRANT SELECT ON stream.boom TO stream_anon;
+-- 9 million rows, produced lazily (a nested loop): only a cursor can serve it in bounded memory.
+CREATE VIEW stream.huge AS SELECT a.id::bigint * 10000 + b.id AS id, 'some text to make the row longer' AS pad FROM stream.big a CROSS JOIN stream.big b;
+GRANT SELECT ON stream.huge TO stream_anon;
 CREATE FUNCTION stream.big_rows(n int) RETURNS SETOF stream.big LANGUAGE sql STABLE AS $$ SELECT * FROM stream.big WHERE id <= n ORDER BY id $$;
 CREATE FUNCTION stream.nums(n int) RETURNS SETOF int LANGUAGE sql STABLE AS $$ SELECT g FROM generate_series(1, n) g $$;
 CREATE FUNCTION stream.arrs(n int) RETURNS SETOF int[] LANGUAGE sql STABLE AS $$ SELECT ARRAY[g, g] FROM generate_series(1, n) g $$;
