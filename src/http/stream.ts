@@ -168,8 +168,9 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
       await cursor.close();
     }
   } catch (e) {
-    // After the head: the only way to tell the client is to end the response abnormally.
-    log.error(`${what}: streamed response failed after the first byte: ${(e as Error).message}`);
+    // After the head: the only way to tell the client is to end the response abnormally (a
+    // client that went away only gets its statement cancelled: nothing to log).
+    if (!gone) log.error(`${what}: streamed response failed after the first byte: ${(e as Error).message}`);
     res.destroy();
     await cursor.close(true);
   } finally {
