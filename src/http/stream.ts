@@ -32,7 +32,7 @@ import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
 
 /** Bytes of rows asked for per Execute once streaming (the batch size adapts to the row size). */
-const BATCH_BYTES = 256 * 1024;
+const BATCH_BYTES = 64 * 1024;
 const MIN_BATCH_ROWS = 64;
 const MAX_BATCH_ROWS = 10_000;
 
