@@ -108,6 +108,7 @@ export async function startStream(req: ApiRequest, who: AuthResult, app: AppStat
   const signal = requestSignal();
   const onAbort = () => void cursor.close(true);
   signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort(); // gone while it waited for a connection
   try {
     const first = await cursor.first;
     return { ok: true, first, cursor };
