@@ -37,7 +37,8 @@ interface Connection {
   close(c: { type: 'S'; name: string }): void;
   flush(): void;
   sync(): void;
-  once(event: 'readyForQuery', fn: () => void): void;
+  on(event: 'readyForQuery' | 'end' | 'error', fn: () => void): void;
+  off(event: 'readyForQuery' | 'end' | 'error', fn: () => void): void;
 }
 
 export interface CursorStatements {
@@ -192,13 +193,31 @@ class CursorQuery extends (pg.Query as unknown as new (config: object | string) 
     });
   }
 
-  /** End the transaction (Sync); settles on ReadyForQuery. */
+  /**
+   * End the transaction (Sync); resolves on ReadyForQuery, rejects when the connection ends first
+   * (the server shut down: a FATAL error, then the socket closes, no ReadyForQuery).
+   */
   sync(): Promise<void> {
     if (!this.synced) {
       this.synced = true;
       const c = this.connection!;
-      this.readyForQuery = new Promise<void>((resolve) => c.once('readyForQuery', resolve));
-      c.sync();
+      this.readyForQuery = new Promise<void>((resolve, reject) => {
+        if (!c.stream.writable) return reject(new Error('Connection terminated'));
+        const done = (e?: Error) => {
+          c.off('readyForQuery', ready);
+          c.off('end', ended);
+          c.off('error', ended);
+          if (e) reject(e);
+          else resolve();
+        };
+        const ready = () => done();
+        const ended = () => done(new Error('Connection terminated'));
+        c.on('readyForQuery', ready);
+        c.on('end', ended);
+        c.on('error', ended);
+        c.sync();
+      });
+      this.readyForQuery.catch(() => undefined);
     }
     return this.readyForQuery!;
   }
