@@ -226,7 +226,7 @@ class CursorQuery extends (pg.Query as unknown as new (config: object | string) 
   recordParsed(): void {
     const c = this.connection;
     if (!c || this.failed) return;
-    for (const st of [...this.st.prelude, this.st.after]) if (st.name) c.parsedStatements[st.name] = st.text;
+    for (const st of [...this.st.prelude, this.st.main, this.st.after]) if (st.name) c.parsedStatements[st.name] = st.text;
   }
 }
 

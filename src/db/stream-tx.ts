@@ -43,8 +43,8 @@ export async function openRequestCursor(pool: pg.Pool, tx: CursorTransaction): P
   if (tx.preRequest) prelude.push(named(tx.preRequest, tx.prepared));
   const cursor = openCursor(lease.client, {
     prelude,
-    // One-off text per request shape and a portal of its own: not worth a prepared statement.
-    main: { text: tx.main.text, values: tx.main.values },
+    // Prepared like a buffered request's statements: parsed and planned once per connection.
+    main: named(tx.main, tx.prepared),
     after: named(tx.after, tx.prepared),
     firstRows: tx.firstRows,
   }, (broken) => lease.release(broken));
