@@ -163,6 +163,8 @@ const KEY_LIST = [
     doc: 'TCP port of the HTTP server; 0 picks a free port.' }),
   key({ name: 'server-reuseport', field: 'serverReuseport', type: BOOL, default: false,
     doc: 'Set SO_REUSEPORT so several instances can share server-port.' }),
+  key({ name: 'server-stream-threshold', field: 'serverStreamThreshold', type: { kind: 'int', min: 0 }, default: 1000,
+    doc: 'Reads and set-returning calls that may return more rows than this are streamed through a cursor (constant memory).', origin: 'dbrest' }),
   key({ name: 'server-timing-enabled', field: 'serverTimingEnabled', type: BOOL, default: false,
     doc: 'Send the Server-Timing header (jwt, parse, plan, transaction, response).' }),
   key({ name: 'server-trace-header', field: 'serverTraceHeader', type: { kind: 'string', format: 'header-name' },

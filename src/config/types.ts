@@ -82,6 +82,8 @@ export interface AppConfig {
   readonly serverReuseport: boolean;
   readonly serverCorsAllowedOrigins: ReadonlyArray<string> | null;
   readonly serverMaxBodySize: number;          // bytes
+  /** Rows above which a read or set-returning call may be streamed (http/stream.ts). */
+  readonly serverStreamThreshold: number;
   readonly serverTimingEnabled: boolean;
   readonly serverTraceHeader: string | null;
   readonly adminServerPort: number | null;

@@ -17,6 +17,11 @@ export interface Lease {
   readonly client: pg.PoolClient;
   /** Give the lease back; pass the error when the connection is broken (it is then discarded). */
   release(broken?: Error): void;
+  /**
+   * No other batch joins this connection from now until it is released; true when this lease's
+   * batch is the only one on it (db/cancel-watch.ts: only then may it be cancelled).
+   */
+  hold(): boolean;
 }
 
 interface InFlight {
@@ -36,6 +41,7 @@ interface Shared {
   lastDone: number;
   guarded: number;
   broken: Error | null;
+  held?: boolean;
 }
 
 export class LeaseManager {
@@ -57,6 +63,12 @@ export class LeaseManager {
     return this.lease(entry, key);
   }
 
+  /** A connection of its own that no batch joins until released (a cursor's: db/cursor.ts). */
+  async acquireExclusive(): Promise<Lease> {
+    const client = await this.pool.connect();
+    return { client, release: (broken?: Error) => client.release(broken), hold: () => true };
+  }
+
   private hasFreeConnection(): boolean {
     const p = this.pool as pg.Pool & { options: { max: number } };
     return p.idleCount > 0 || p.totalCount < p.options.max;
@@ -68,7 +80,7 @@ export class LeaseManager {
     const fast = this.policy.fast(key);
     let best: Shared | null = null;
     for (const s of this.busy.values()) {
-      if (s.broken || (best && s.inFlight.length >= best.inFlight.length)) continue;
+      if (s.broken || s.held || (best && s.inFlight.length >= best.inFlight.length)) continue;
       const head = s.inFlight[0];
       const state = {
         depth: s.inFlight.length,
@@ -88,6 +100,7 @@ export class LeaseManager {
     let released = false;
     return {
       client: entry.client,
+      hold: () => !released && (entry.held = true) && entry.inFlight.length === 1,
       release: (broken?: Error) => {
         if (released) return;
         released = true;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';
 import { BatchError, runBatch, type BatchResult, type BatchStatement } from './batch.js';
+import { watchDisconnect } from './cancel-watch.js';
 import { leases, type Lease } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
 
@@ -95,6 +96,14 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   if (tx.end === 'rollback') batch.push({ text: 'ROLLBACK', values: [] });
 
   const running = runBatch(lease.client, batch);
+  // A client that goes away gets its batch cancelled (db/cancel-watch.ts); the lease goes back
+  // only once no cancel request is in flight. Not with the closing ROLLBACK below queued behind
+  // the batch: a late cancel could hit it and leave the explicit transaction open.
+  const watch = tx.end === 'commit' ? watchDisconnect(lease) : null;
+  const release = async (broken?: Error): Promise<void> => {
+    if (watch) await watch.finish();
+    lease.release(broken);
+  };
   // A failure inside BEGIN … ROLLBACK leaves the explicit transaction open and aborted, and other
   // batches may be pipelined behind this one on the connection: a second ROLLBACK, queued right
   // behind it, always closes it (outside a transaction it is only a warning).
@@ -102,7 +111,7 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   try {
     const results = await running;
     await closing;
-    lease.release();
+    await release();
     return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
   } catch (e) {
     await closing;
@@ -110,10 +119,10 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
     const pgError = toPgError(cause);
     if (pgError) {
       // A server error ends the batch's implicit transaction (rolled back); the connection is fine.
-      lease.release();
+      await release();
       return { ok: false, kind: 'database', error: pgError };
     }
-    lease.release(cause instanceof Error ? cause : new Error(String(cause)));
+    await release(cause instanceof Error ? cause : new Error(String(cause)));
     return { ok: false, kind: 'connection', error: cause as Error };
   }
 }

@@ -29,7 +29,11 @@ import { explainStatement } from './explain.js';
 import { callOffers, mediaBodyFor } from './media.js';
 import { preferenceApplied, writeError } from './mutate.js';
 import { plannedByShape } from './shape-memo.js';
-import { runRequestTransaction } from './tx.js';
+import { runRequestTransaction, txEnd } from './tx.js';
+import type { BodyStream } from '../response/types.js';
+import { buildCallStreamStatement } from '../sql/stream.js';
+import { framing, rowStream, startStream, wholeBody } from './stream.js';
+import { streamFormat } from './stream-policy.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   if (req.method !== 'POST') {
@@ -67,6 +71,15 @@ function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequ
   return body === undefined ? shape : { ...shape, media: body };
 }
 
+/** The format a call's answer is streamed in, or null (http/stream-policy.ts). */
+function streamableCall(call: PlannedCall, m: Negotiated['media'], req: ApiRequest, cfg: AppState['config']) {
+  if (call.result.kind === 'void' || !call.result.setOf || call.maxAffected !== null) return null;
+  return streamFormat(
+    { media: m, headersOnly: call.headersOnly, count: req.preferences.count, readOnly: call.readOnly, txEnd: txEnd(cfg, req.preferences), plan: call.read, relation: null },
+    cfg,
+  );
+}
+
 /**
  * Run a planned call and shape its response. `req` supplies the request context (method, path,
  * headers, cookies → GUCs; Accept; Prefer), whatever bound the arguments.
@@ -90,17 +103,46 @@ export async function executeCall(
     return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
   const opts = callStatementOptions(call, media.value, req, cache);
-  const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
+  const format = streamableCall(call, m, req, cfg);
   const t1 = performance.now();
-  const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
-  if (!outcome.ok) return err(writeError(outcome, who, app));
+  let row: [string | null, string, string | Buffer | null, string | null, string | null, unknown];
+  let streamed: BodyStream | null = null;
+  if (format !== null) {
+    // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
+    const r = call.routine.returns;
+    const f = framing(format, r.kind === 'scalar' ? r.type : null);
+    const started = await startStream(req, who, app, compile(buildCallStreamStatement(call, format)), cfg.serverStreamThreshold + 1);
+    if (!started.ok) return err(writeError(started, who, app));
+    const { first, cursor } = started;
+    if (first.done) void cursor.close();
+    else streamed = rowStream(f, first, cursor, app.log, `${req.method} ${req.path}`);
+    row = [null, String(first.rows.length), first.done ? wholeBody(f, first) : null, first.after[0] ?? null, first.after[1] ?? null, null];
+  } else {
+    const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
+    const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
+    if (!outcome.ok) return err(writeError(outcome, who, app));
+    row = outcome.results[0]!.rows[0] as typeof row;
+  }
   const t2 = performance.now();
   const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });
 
-  const row = outcome.results[0]!.rows[0] as [string | null, string, string | Buffer | null, string | null, string | null, unknown];
   const total = row[0] === null ? null : Number(row[0]);
   const pageCount = Number(row[1]);
   const offset = call.read.range.offset;
+  if (streamed !== null) {
+    // The rest is streamed: no Content-Range (the row count is not known before the end).
+    const gucs = parseResponseGucs(row[3], row[4]);
+    if (!gucs.ok) {
+      streamed.abort();
+      return gucs;
+    }
+    const headers: Record<string, string> = { 'Content-Type': media.value.contentType };
+    const applied = preferenceApplied(req.preferences, cfg, { maxAffected: true });
+    if (applied) headers['Preference-Applied'] = applied;
+    if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
+    applyHeaders(headers, gucs.value.headers);
+    return ok({ status: gucs.value.status ?? 200, headers, body: null, stream: streamed, timings: timings() });
+  }
 
   const headers: Record<string, string> = { 'Content-Range': contentRange(offset, pageCount, total) };
   const applied = preferenceApplied(req.preferences, cfg, { maxAffected: true });
@@ -119,7 +161,7 @@ export async function executeCall(
   if (range.status === 416) return err({ ...range.error, headers });
 
   let body: string | Buffer;
-  if (opts.media !== undefined) {
+  if (opts.media !== undefined || format !== null) {
     // A handler's or raw body, as SQL built it (no value: empty).
     body = row[2] ?? '';
   } else if (opts.body === 'single') {

@@ -8,6 +8,8 @@ import type { PlannedCall } from '../plan/call-plan.js';
 import type { ReadNode, ReadPlan } from '../plan/types.js';
 import { NO_OFFERS, type MediaOffers, type Negotiated } from '../response/negotiate.js';
 import type { MediaBody } from '../sql/media.js';
+import { constant, sql } from '../sql/fragment.js';
+import { buildReadRowsStatement } from '../sql/read.js';
 
 const NONE: ReadonlyMap<string, MediaHandler> = new Map();
 
@@ -70,6 +72,13 @@ export function mediaBodyFor(
   call: PlannedCall | null,
   headersOnly: boolean,
 ): MediaBody | undefined {
+  if (media.media === 'csv' || media.media === 'ndjson') {
+    if (headersOnly) return { kind: 'none' };
+    if (media.media === 'ndjson') return { kind: 'ndjson', scalar: call !== null && call.result.kind === 'scalar' };
+    // PostgREST takes the header from the first source row; a call's rows are its select over the
+    // call's result (pgrst_source), so they are named by that select.
+    return { kind: 'csv', header: call === null ? constant('pgrst_source') : sql`(${buildReadRowsStatement(read, { source: constant('pgrst_source') })})` };
+  }
   if (media.media !== 'handler' && media.media !== 'value' && media.media !== 'raw') return undefined;
   if (headersOnly) return { kind: 'none' };
   const scalar = call !== null && call.result.kind === 'scalar';

@@ -303,5 +303,7 @@ async function renderGroupError(
     ...(e.statusText ? { statusText: e.statusText } : {}),
     headers,
     body: req.method === 'HEAD' ? null : res.value.body,
+    // A set-returning handler's answer may be streamed (http/stream.ts): passed on, never dropped.
+    ...(res.value.stream ? { stream: res.value.stream } : {}),
   };
 }

@@ -19,7 +19,12 @@ import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { explainStatement } from './explain.js';
 import { mediaBodyFor, readOffers } from './media.js';
-import { runRequestTransaction } from './tx.js';
+import { runRequestTransaction, txEnd } from './tx.js';
+import { findRelation } from '../catalog/lookup.js';
+import type { BodyStream } from '../response/types.js';
+import { buildReadStreamStatement } from '../sql/stream.js';
+import { framing, rowStream, startStream, wholeBody } from './stream.js';
+import { streamFormat } from './stream-policy.js';
 
 const MAX_CONTENT_LOCATION = 8 * 1024;
 
@@ -41,31 +46,59 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     mediaBody === undefined ? { count: countOpt, maxRows: cfg.dbMaxRows } : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody) },
   );
   if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, true);
-  const statements = [compile(main)];
-  if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
 
   const t1 = performance.now();
-  const outcome = await runRequestTransaction(req, who, app, statements, true);
-  if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
+  const format = streamFormat(
+    { media: media.value.media, headersOnly: req.method === 'HEAD', count, readOnly: true, txEnd: txEnd(cfg, req.preferences), plan: plan.value, relation: findRelation(cache, req.schema, relation) ?? null },
+    cfg,
+  );
+  let result: ReadResult;
+  if (format !== null) {
+    // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
+    const f = framing(format);
+    const started = await startStream(req, who, app, compile(buildReadStreamStatement(plan.value, format)), cfg.serverStreamThreshold + 1);
+    if (!started.ok) return err(apiErrorFromTx(started, who.authenticated, app));
+    const { first, cursor } = started;
+    const [headersGuc, statusGuc] = first.after;
+    result = first.done
+      ? { total: null, pageCount: first.rows.length, body: wholeBody(f, first), headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null }
+      : { total: null, pageCount: null, body: null, headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null, stream: rowStream(f, first, cursor, app.log, `GET ${req.path}`) };
+    // Its transaction ends (Sync) while the answer is sent.
+    if (first.done) void cursor.close();
+  } else {
+    const statements = [compile(main)];
+    if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
+    const outcome = await runRequestTransaction(req, who, app, statements, true);
+    if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
+    const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
+    let total: number | null = row[0] === null ? null : Number(row[0]);
+    if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
+    result = { total, pageCount: Number(row[1] ?? 0), body: row[2], headersGuc: row[3], statusGuc: row[4] };
+  }
 
   const t2 = performance.now();
-  const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
-  const pageCount = Number(row[1] ?? 0);
-  let total: number | null = row[0] === null ? null : Number(row[0]);
-  if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
+  const gucs = parseResponseGucs(result.headersGuc, result.statusGuc);
+  if (!gucs.ok) {
+    result.stream?.abort();
+    return gucs;
+  }
 
-  const gucs = parseResponseGucs(row[3], row[4]);
-  if (!gucs.ok) return gucs;
-
-  const offset = plan.value.range.offset;
-  const range = rangeStatus(offset, pageCount, total);
-  const contentRangeValue = contentRange(offset, pageCount, total);
-  if (range.status === 416) return err({ ...range.error, headers: { 'Content-Range': contentRangeValue } });
-  const headers: Record<string, string | string[]> = { 'Content-Range': contentRangeValue };
-
-  // A handler's or raw body is sent as SQL built it (no row: empty); the built-ins are shaped here.
-  const body: Result<string | Buffer> = mediaBody !== undefined ? ok(row[2] ?? '') : readBodyFor(media.value.media, (row[2] as string | null) ?? '[]', pageCount);
-  if (!body.ok) return body;
+  const headers: Record<string, string | string[]> = {};
+  let status = 200;
+  let body: Result<string | Buffer>;
+  if (result.stream === undefined) {
+    const { total, pageCount } = result;
+    const offset = plan.value.range.offset;
+    const range = rangeStatus(offset, pageCount!, total);
+    const contentRangeValue = contentRange(offset, pageCount!, total);
+    if (range.status === 416) return err({ ...range.error, headers: { 'Content-Range': contentRangeValue } });
+    headers['Content-Range'] = contentRangeValue;
+    status = range.status;
+    // A handler's or raw body (CSV, NDJSON too) is sent as SQL built it (no row: empty); the
+    // built-ins are shaped here.
+    body = mediaBody !== undefined || format !== null ? ok(result.body ?? '') : readBodyFor(media.value.media, (result.body as string | null) ?? '[]', pageCount!);
+    if (!body.ok) return body;
+  } else body = ok('');
   headers['Content-Type'] = media.value.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   // Left out when it would be longer than clients accept in a header (a long `in.(…)` list in a
@@ -76,12 +109,21 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   const applied = preferenceApplied(req.preferences, cfg, {});
   if (applied !== null) headers['Preference-Applied'] = applied;
   applyHeaders(headers, gucs.value.headers);
-  return ok({
-    status: gucs.value.status ?? range.status,
-    headers,
-    body: req.method === 'HEAD' ? null : body.value,
-    timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 },
-  });
+  const timings = { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 };
+  const finalStatus = gucs.value.status ?? status;
+  if (result.stream) return ok({ status: finalStatus, headers, body: null, stream: result.stream, timings });
+  return ok({ status: finalStatus, headers, body: req.method === 'HEAD' ? null : body.value, timings });
+}
+
+/** What the statement (or the cursor's first batch) gave. `stream`: the rest is streamed. */
+interface ReadResult {
+  readonly total: number | null;
+  /** null when streamed (not known before the end). */
+  readonly pageCount: number | null;
+  readonly body: string | Buffer | null;
+  readonly headersGuc: string | null;
+  readonly statusGuc: string | null;
+  readonly stream?: BodyStream;
 }
 
 /** `Plan Rows` of an `EXPLAIN (FORMAT JSON)` result. */

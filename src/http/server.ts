@@ -11,6 +11,7 @@ import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
 import { onClientError } from './client-error.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
+import { withRequestSignal } from '../db/request-signal.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -75,10 +76,17 @@ function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderVa
  */
 const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
 
-function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): void {
+function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): Promise<void> | void {
   const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
   const headers = mergeHeaders(vary, spec.headers, extra);
   const contentLength = Object.keys(headers).find((k) => k.toLowerCase() === 'content-length');
+  if (spec.stream) {
+    // Streamed (http/stream.ts): chunked, whatever length SQL may have claimed.
+    if (contentLength !== undefined) delete headers[contentLength];
+    if (spec.statusText) res.statusMessage = spec.statusText;
+    res.writeHead(spec.status, headers);
+    return spec.stream.pipe(res);
+  }
   if (spec.status === 204) {
     // RFC 9110 §8.6: a 204 carries no Content-Length (PostgREST sends none).
     if (contentLength !== undefined) delete headers[contentLength];
@@ -119,6 +127,13 @@ export function createHttpServer(app: AppState): HttpServer {
       requestHeaders: req.headers['access-control-request-headers'] as string | undefined,
     };
     const preflight = corsPreflight(cors, app.config.serverCorsAllowedOrigins);
+    // Aborted when the client goes away before the answer is sent: its query is cancelled
+    // (db/cancel-watch.ts, http/stream.ts).
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', onClose);
     try {
       const body = await readBody(req, app.config.serverMaxBodySize);
       if (body === TOO_LARGE) {
@@ -131,7 +146,7 @@ export function createHttpServer(app: AppState): HttpServer {
         const input: HttpInput = body === TOO_LARGE
           ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true }
           : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
-        handled = await handleRequest(input, app);
+        handled = await withRequestSignal(gone.signal, () => handleRequest(input, app));
       }
     } catch (e) {
       app.log.error(`${requestId} ${req.method} ${req.url}: unexpected ${(e as Error).stack ?? e}`);
@@ -155,9 +170,10 @@ export function createHttpServer(app: AppState): HttpServer {
       : { [traceHeader]: Array.isArray(traceValue) ? traceValue.join(', ') : traceValue };
     const extra = { ...(preflight ? {} : corsHeaders(origin, app.config.serverCorsAllowedOrigins)), ...traced };
     if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
-    if (!res.destroyed) {
+    if (res.destroyed) handled.response.stream?.abort();
+    else {
       try {
-        writeResponse(res, handled.response, method, extra);
+        await writeResponse(res, handled.response, method, extra);
       } catch (e) {
         // Last resort: never leave the request hanging nor the rejection unhandled.
         app.log.error(`${requestId} ${method} ${req.url}: could not write the response: ${(e as Error).stack ?? e}`);
@@ -169,6 +185,7 @@ export function createHttpServer(app: AppState): HttpServer {
         }
       }
     }
+    res.off('close', onClose);
     const status = handled.response.status;
     // Server-side failures are logged at error level (with the code and the request id) even when
     // the access log is off; everything else only in the access log (log-level info).

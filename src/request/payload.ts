@@ -3,6 +3,8 @@
 //
 //   application/json                    object or array of objects with the same keys
 //   text/csv                            header line of names, one line per row; `NULL` is SQL null
+//   application/x-ndjson                one JSON object per line, all with the same keys (a bulk
+//                                       insert, as a JSON array of them)
 //   application/x-www-form-urlencoded   one object of text values (POST /rpc/f: arguments)
 //   text/plain, text/xml (application/xml), application/octet-stream   the raw body (POST /rpc/f with one unnamed
 //                                       text / xml / bytea parameter)
@@ -19,7 +21,7 @@ import type { ContentType } from './api-request.js';
 import { parseUrlEncoded } from './urlencoded.js';
 
 /** The body media types dbrest reads. */
-export type PayloadMedia = 'json' | 'csv' | 'form' | 'text' | 'xml' | 'binary';
+export type PayloadMedia = 'json' | 'ndjson' | 'csv' | 'form' | 'text' | 'xml' | 'binary';
 
 export type Payload =
   /**
@@ -51,6 +53,8 @@ export function payloadMedia(ct: ContentType | null): PayloadMedia | null {
   switch (mime) {
     case 'application/json':
       return 'json';
+    case 'application/x-ndjson':
+      return 'ndjson';
     case 'text/csv':
       return 'csv';
     case 'application/x-www-form-urlencoded':
@@ -85,6 +89,8 @@ export function parsePayload(body: Buffer | null, ct: ContentType | null, opts: 
   switch (media) {
     case 'json':
       return parseJsonPayload(raw.toString('utf8'), opts);
+    case 'ndjson':
+      return parseNdjsonPayload(raw.toString('utf8'), opts);
     case 'csv':
       return parseCsvPayload(raw.toString('utf8'));
     case 'form':
@@ -177,6 +183,33 @@ function jsonShape(text: string, doc: unknown): Result<Payload> {
 const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 const dedupe = (xs: ReadonlyArray<string>): string[] => [...new Set(xs)];
+
+// ---- NDJSON -----------------------------------------------------------------------------------------
+
+/**
+ * One JSON value per line (blank lines skipped), read as the JSON array of them: each line's text is
+ * kept as sent (not re-serialised), so the array is the lines joined by commas. Every line must be
+ * an object, all with the same keys (as the elements of a JSON array body).
+ */
+function parseNdjsonPayload(text: string, opts: PayloadOptions): Result<Payload> {
+  const lines: string[] = [];
+  let lineNo = 0;
+  for (const line of text.split('\n')) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    if (opts.columns === null) {
+      try {
+        JSON.parse(line);
+      } catch (e) {
+        return err(invalidBody('Empty or invalid json', `line ${lineNo}: ${(e as Error).message}`));
+      }
+    }
+    lines.push(line);
+  }
+  const arrayText = '[' + lines.join(',') + ']';
+  if (opts.columns !== null) return ok({ kind: 'json', text: arrayText, keys: dedupe(opts.columns), isObject: false });
+  return jsonShape(arrayText, JSON.parse(arrayText));
+}
 
 // ---- CSV --------------------------------------------------------------------------------------------
 

@@ -9,7 +9,8 @@
 //      (`returns "text/html"`), else the relation's aggregates — its `*/*` aggregate first, whatever
 //      was asked, then the one for the asked type;
 //   3. `anyelement` aggregates for the asked type (they override the built-ins);
-//   4. the built-ins: JSON for `*/*` and application/json, CSV for text/csv;
+//   4. the built-ins: JSON for `*/*` and application/json, CSV for text/csv, and (dbrest)
+//      application/x-ndjson, one JSON object per line;
 //   5. raw output of one column (dbrest, PostgREST ≤ v11's rules): text/plain, application/octet-
 //      stream, and text/xml for an xml column.
 // Only when no range finds anything, a second pass tries what PostgREST answers with 406 and dbrest
@@ -25,6 +26,8 @@ export type ReadMedia =
   | 'json'
   | 'object'
   | 'csv'
+  /** application/x-ndjson: one JSON object per line (dbrest). */
+  | 'ndjson'
   | 'array-stripped'
   | 'object-stripped'
   | 'plan'
@@ -81,6 +84,7 @@ export const NO_OFFERS: MediaOffers = { value: null, own: NONE, any: NONE, raw: 
 const JSON_CT = 'application/json; charset=utf-8';
 const JSON_MEDIA: Negotiated = { media: 'json', contentType: JSON_CT };
 const CSV_MEDIA: Negotiated = { media: 'csv', contentType: 'text/csv; charset=utf-8' };
+const NDJSON_MEDIA: Negotiated = { media: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8' };
 const OBJECT_MEDIA: Negotiated = { media: 'object', contentType: 'application/vnd.pgrst.object+json; charset=utf-8' };
 // PostgREST's exact strings (MediaType.toMime): no space before `nulls=stripped`.
 const OBJECT_STRIPPED_MEDIA: Negotiated = { media: 'object-stripped', contentType: 'application/vnd.pgrst.object+json;nulls=stripped; charset=utf-8' };
@@ -181,6 +185,7 @@ function match(range: MediaRange, offers: MediaOffers, planEnabled: boolean): Ne
     if (any !== undefined) return handlerMedia(any);
   }
   if (anyType || (range.type === 'application' && (anySubtype || range.subtype === 'json'))) return JSON_MEDIA;
+  if (range.type === 'application' && range.subtype === 'x-ndjson') return NDJSON_MEDIA;
   if (range.type === 'text') {
     if (range.subtype === 'csv') return CSV_MEDIA;
     if (offers.raw !== null && range.subtype === 'plain') return RAW_TEXT;

@@ -37,7 +37,11 @@ export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: numb
       return pageCount === 1 ? ok(JSON.stringify(stripNulls(JSON.parse(arrayText)[0]))) : err(singularError(pageCount));
     case 'array-stripped':
       return ok(JSON.stringify(stripNulls(JSON.parse(arrayText))));
+    case 'ndjson':
+      // Reads and calls build it in SQL (sql/media.ts); a write's representation comes here.
+      return ok((JSON.parse(arrayText) as unknown[]).map((r) => JSON.stringify(r) + '\n').join(''));
     case 'csv':
+      // Reads and calls build it in SQL (sql/media.ts); a write's representation comes here.
       return ok(jsonRowsToCsv(JSON.parse(arrayText) as Array<Record<string, unknown>>));
     case 'plan':
     // Handlers and raw output build their body in SQL (sql/media.ts); it is not shaped here.

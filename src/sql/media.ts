@@ -24,8 +24,22 @@ export type MediaBody =
    * own bytes, else its text in UTF-8), or as xml (xmlagg).
    */
   | { readonly kind: 'raw'; readonly column: string; readonly output: 'text' | 'binary' | 'xml'; readonly columnIsBytea: boolean }
+  /**
+   * text/csv as PostgREST builds it: a header line of the first row's keys, then each row's text
+   * output (PostgreSQL's record syntax) without its parentheses, lines joined by `\n`. `header` is
+   * the FROM item whose first row names the columns (the rows themselves, before the envelope).
+   */
+  | { readonly kind: 'csv'; readonly header: Sql }
+  /** application/x-ndjson: each row's JSON (a scalar call's value) followed by `\n`. */
+  | { readonly kind: 'ndjson'; readonly scalar: boolean }
   /** HEAD: no body is sent, so none is built (PostgREST's NoAgg). */
   | { readonly kind: 'none' };
+
+const CSV_LINES = constant(
+  `coalesce(pg_catalog.string_agg(pg_catalog.substring(_postgrest_t::text, 2, pg_catalog.length(_postgrest_t::text) - 2), E'\\n'), '')`,
+);
+const NDJSON_ROWS = constant(`coalesce(pg_catalog.string_agg(pg_catalog.row_to_json(_postgrest_t)::text || E'\\n', ''), '')`);
+const NDJSON_SCALAR = constant(`coalesce(pg_catalog.string_agg(pg_catalog.to_json(_postgrest_t.pgrst_scalar)::text || E'\\n', ''), '')`);
 
 const asBody = (x: Sql, binary: boolean): Sql => (binary ? sql`(${x})::bytea` : sql`(${x})::text`);
 
@@ -56,6 +70,10 @@ export function mediaBodySql(body: MediaBody): Sql {
       }
       break;
     }
+    case 'csv':
+      return sql`(SELECT coalesce(pg_catalog.string_agg(a.k, ','), '') FROM (SELECT pg_catalog.json_object_keys(r)::text AS k FROM (SELECT pg_catalog.row_to_json(hh) AS r FROM ${body.header} AS hh LIMIT 1) AS s) AS a) || E'\\n' || ${CSV_LINES}`;
+    case 'ndjson':
+      return body.scalar ? NDJSON_SCALAR : NDJSON_ROWS;
     case 'none':
       return constant('NULL::text');
   }

@@ -13,6 +13,7 @@
 //   BENCH_POOL             database pool size of both servers (default 10)
 //   BENCH_SCALE            dataset size multiplier (default 1: 200k tracks)
 //   BENCH_W6_REQUESTS      sequential big-response requests per server (default 3)
+//   BENCH_W6_ROWS          rows of the W6 response (default 100000; at most the tracks, see BENCH_SCALE)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all)
@@ -858,7 +859,8 @@ function printContent(rows: ContentResult[]): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// W6: one 100k-row response
+// W6: one big response (100k rows; BENCH_W6_ROWS sets it, e.g. 1000000 with BENCH_SCALE=5 so
+// there are that many tracks). dbrest streams it (server-stream-threshold): peak RSS stays flat.
 
 interface BigSide {
   readonly outcome: 'ok' | 'n/a';
@@ -927,7 +929,9 @@ async function bigSide(port: number | null, pid: number | undefined, req: HttpRe
 }
 
 async function runBigCase(floor: Child, floorPort: number, dbrest: Child | null, dbrestPort: number | null, dbrestDown: string | null): Promise<BigResult> {
-  const rows = Math.min(100_000, size.tracks);
+  const wanted = Math.round(envNumber('BENCH_W6_ROWS', 100_000, 1));
+  const rows = Math.min(wanted, size.tracks);
+  if (rows < wanted) log(`W6: only ${size.tracks} tracks; set BENCH_SCALE=${Math.ceil(wanted / size.tracks)} for ${wanted} rows`);
   const req: HttpRequest = { method: 'GET', path: `/tracks?limit=${rows}`, headers: { accept: 'application/json' } };
   log(`W6 ${rows} rows: ${req.method} ${req.path} (${cfg.w6Requests} sequential requests each)`);
   const f = await bigSide(floorPort, floor.pid, req, null);

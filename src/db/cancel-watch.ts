@@ -1,0 +1,45 @@
+// Cancels a buffered request's batch when its client goes away (db/transaction.ts).
+//
+// Batches of several requests may be pipelined on one connection, and a cancel request hits
+// whatever the backend runs when the signal arrives, so a batch is cancelled only when it is the
+// only one on its connection: Lease.hold() first stops new batches from joining, and says whether
+// ours is alone. Batches ahead of ours end by themselves (then ours is alone and is cancelled);
+// batches already behind ours on the wire keep it uncancelled (their requests would be hit if the
+// cancel landed after ours ended), so it then runs to its end and its answer is dropped. The lease
+// is released only after the cancel request was processed (db/cancel.ts), so the signal can never
+// reach a later batch of the connection, the next request's included.
+import type { Lease } from './leases.js';
+import { sendCancel } from './cancel.js';
+import { requestSignal } from './request-signal.js';
+
+/** How often a disconnected request whose batch waits behind others checks again. */
+const RETRY_MS = 5;
+
+export interface CancelWatch {
+  /** The batch has ended: stop watching; settles once no cancel request is in flight. */
+  finish(): Promise<void>;
+}
+
+export function watchDisconnect(lease: Lease): CancelWatch | null {
+  const signal = requestSignal();
+  if (!signal) return null;
+  let ended = false;
+  let cancelling: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const attempt = () => {
+    timer = null;
+    if (ended || cancelling) return;
+    if (lease.hold()) cancelling = sendCancel(lease.client);
+    else timer = setTimeout(attempt, RETRY_MS);
+  };
+  if (signal.aborted) attempt();
+  else signal.addEventListener('abort', attempt, { once: true });
+  return {
+    finish() {
+      ended = true;
+      signal.removeEventListener('abort', attempt);
+      if (timer) clearTimeout(timer);
+      return cancelling ?? Promise.resolve();
+    },
+  };
+}
