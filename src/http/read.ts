@@ -2,6 +2,7 @@
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
+import { legacyTargetWarning } from '../plan/filters.js';
 import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
@@ -14,6 +15,7 @@ import { preferenceApplied } from './mutate.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { mediaBodySql } from '../sql/media.js';
+import { estimatedTotal } from '../sql/count.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
@@ -52,7 +54,8 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
   const pageCount = Number(row[1] ?? 0);
   let total: number | null = row[0] === null ? null : Number(row[0]);
-  if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
+  if (count === 'planned') total = plannedRows(outcome.results[1]!.rows);
+  else if (count === 'estimated') total = estimatedTotal(total, plannedRows(outcome.results[1]!.rows), cfg.dbMaxRows);
 
   const gucs = parseResponseGucs(row[3], row[4]);
   if (!gucs.ok) return gucs;
@@ -75,6 +78,8 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   // PostgREST's read answer echoes the count, tx, handling and timezone preferences it honoured.
   const applied = preferenceApplied(req.preferences, cfg, {});
   if (applied !== null) headers['Preference-Applied'] = applied;
+  const warning = legacyTargetWarning(plan.value.legacyTargets);
+  if (warning !== null) headers['Warning'] = warning;
   applyHeaders(headers, gucs.value.headers);
   return ok({
     status: gucs.value.status ?? range.status,
