@@ -4,7 +4,7 @@
 // validator, with exact operations for path, query (array), header and cookie parameters, bodies,
 // media types and a relation mount; openapi-mode and the schema whose document has the mounts.
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -182,11 +182,19 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
   t.test('`dbrest openapi` prints the same mounts (the routes from the environment)', async (t) => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'dbrest-openapi-mounts-'));
     t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
-    const r = spawnSync(process.execPath, [path.resolve(process.cwd(), 'bin', 'dbrest.js'), 'openapi'], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', DBREST_DB_URI: s.db.uri, DBREST_DB_ANON_ROLE: 'mount_anon', DBREST_ROUTES: ROUTES },
-      encoding: 'utf8',
-      timeout: 60_000,
+    // Run asynchronously: a blocking spawnSync would stall this process, which also serves the
+    // test's HTTP requests, and a keep-alive connection could then be closed under the next one.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.resolve(process.cwd(), 'bin', 'dbrest.js'), 'openapi'], {
+        cwd,
+        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', DBREST_DB_URI: s.db.uri, DBREST_DB_ANON_ROLE: 'mount_anon', DBREST_ROUTES: ROUTES },
+        timeout: 60_000,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
     t.equal(r.status, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
