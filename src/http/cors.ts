@@ -49,12 +49,14 @@ function allowHeaders(requested: string | undefined): string {
 export function corsPreflight(input: CorsInput, allowed: ReadonlyArray<string> | null): ResponseSpec | null {
   if (input.method !== 'OPTIONS' || !input.origin || !input.requestMethod) return null;
   if (!originAllowed(input.origin, allowed)) return null;
-  // As PostgREST's documentation shows it (references/api/cors).
+  // Any origin allowed (no server-cors-allowed-origins): `*` without credentials, as PostgREST's
+  // CorsSpec answers; a listed origin is echoed with credentials.
+  const anyOrigin = allowed === null || allowed.includes('*');
   return {
     status: 200,
     headers: {
-      'Access-Control-Allow-Origin': input.origin,
-      'Access-Control-Allow-Credentials': 'true',
+      'Access-Control-Allow-Origin': anyOrigin ? '*' : input.origin,
+      ...(anyOrigin ? {} : { 'Access-Control-Allow-Credentials': 'true' }),
       'Access-Control-Allow-Methods': ALLOW_METHODS,
       'Access-Control-Allow-Headers': allowHeaders(input.requestHeaders),
       'Access-Control-Max-Age': '86400',

@@ -64,7 +64,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     },
   });
   if (!parsed.ok) return fail(parsed.error);
-  const prefs = checkPreferences(parsed.value.preferences, app.timezones());
+  const prefs = checkPreferences(parsed.value.preferences);
   if (!prefs.ok) return fail(prefs.error);
   const req = prefs.value === parsed.value.preferences ? parsed.value : { ...parsed.value, preferences: prefs.value };
   const t2 = performance.now();
@@ -93,14 +93,14 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
 
 /**
  * Preferences we cannot honour: with `handling=strict` a 400 DBRST122 naming them, otherwise
- * ignored (PostgREST). An unknown `timezone=` is one of them.
+ * ignored (PostgREST). `timezone=` is not judged here: PostgreSQL sets it with the request's
+ * settings and refuses a zone it does not know (400 22023 whatever the handling, as PostgREST v16),
+ * which also lets numeric offsets (`+05:30`, `-4`) through.
  */
-function checkPreferences(prefs: Preferences, timezones: ReadonlySet<string>): Result<Preferences> {
-  const badZone = prefs.timezone !== null && !timezones.has(prefs.timezone);
-  const invalid = badZone ? [...prefs.invalid, `timezone=${prefs.timezone}`] : prefs.invalid;
-  if (prefs.handling === 'strict' && invalid.length > 0) {
-    return err(errors.DBRST122('Invalid preferences given with handling=strict', { details: `Invalid preferences: ${invalid.join(', ')}` }));
+function checkPreferences(prefs: Preferences): Result<Preferences> {
+  if (prefs.handling === 'strict' && prefs.invalid.length > 0) {
+    return err(errors.DBRST122('Invalid preferences given with handling=strict', { details: `Invalid preferences: ${prefs.invalid.join(', ')}` }));
   }
-  return ok(badZone ? { ...prefs, timezone: null } : prefs);
+  return ok(prefs);
 }
 

@@ -2,6 +2,7 @@
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
+import { legacyTargetWarning } from '../plan/filters.js';
 import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
@@ -14,6 +15,7 @@ import { preferenceApplied } from './mutate.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
 import { mediaBodySql } from '../sql/media.js';
+import { estimatedTotal } from '../sql/count.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
@@ -72,7 +74,8 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
     const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
     let total: number | null = row[0] === null ? null : Number(row[0]);
-    if (total === null && statements.length > 1) total = plannedRows(outcome.results[1]!.rows);
+    if (count === 'planned') total = plannedRows(outcome.results[1]!.rows);
+    else if (count === 'estimated') total = estimatedTotal(total, plannedRows(outcome.results[1]!.rows), cfg.dbMaxRows);
     result = { total, pageCount: Number(row[1] ?? 0), body: row[2], headersGuc: row[3], statusGuc: row[4] };
   }
 
@@ -108,6 +111,8 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   // PostgREST's read answer echoes the count, tx, handling and timezone preferences it honoured.
   const applied = preferenceApplied(req.preferences, cfg, {});
   if (applied !== null) headers['Preference-Applied'] = applied;
+  const warning = legacyTargetWarning(plan.value.legacyTargets);
+  if (warning !== null) headers['Warning'] = warning;
   applyHeaders(headers, gucs.value.headers);
   const timings = { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 };
   const finalStatus = gucs.value.status ?? status;

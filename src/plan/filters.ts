@@ -93,6 +93,7 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
     jsonPath: ref.jsonPath,
     toJsonb: ref.jsonPath.length > 0 && !isJsonType(col),
     type: col.type,
+    ...(col.baseType === 'tsvector' && !col.type.endsWith('[]') ? { tsvector: true as const } : {}),
     ...(col.representation?.toJson ? { toJson: col.representation.toJson } : {}),
     ...(col.representation?.fromText && ref.jsonPath.length === 0 ? { fromText: col.representation.fromText } : {}),
   });
@@ -144,10 +145,26 @@ export function resolveLogic(scope: NodeScope, tree: LogicTree): Result<PlannedL
   return ok({ kind: tree.kind, negated: tree.negated, children });
 }
 
-export function notEmbedded(name: string): ApiError {
+export function notEmbedded(name: string, alias?: string): ApiError {
+  if (alias !== undefined) {
+    return errors.DBRST108(`'${name}' is not an embedded resource in this request`, {
+      details: 'Target names are not allowed in filters if they have an alias',
+      hint: `Change '${name}' to '${alias}' in filters, orders or limits.`,
+    });
+  }
   return errors.DBRST108(`'${name}' is not an embedded resource in this request`, {
     hint: `Verify that '${name}' is included in the 'select' query parameter.`,
   });
+}
+
+/**
+ * PostgREST v16's `Warning` for aliased embeds named by relation (url-use-legacy-target-names),
+ * or null when there were none.
+ */
+export function legacyTargetWarning(used: ReadonlyArray<readonly [string, string]> | undefined): string | null {
+  if (!used || used.length === 0) return null;
+  const pairs = used.map(([name, alias]) => `\`${name}\` to \`${alias}\``).join(', ');
+  return `299 dbrest "Embedded resource was referenced by relation name even though it has an alias. This is deprecated and will stop working in a future release. Update ${pairs} in query string filters, orders or limits."`;
 }
 
 /** `order=name.desc,clients(name).asc.nullslast` for a node. */

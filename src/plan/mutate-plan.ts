@@ -117,6 +117,10 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
   if ((action === 'update' || action === 'delete') && hasRootRange && !q.order.some((o) => o.path.length === 0)) {
     return err(limitNoOrder());
   }
+  if ((action === 'update' || action === 'delete') && rootRange !== null && rootRange.limit !== null && rootRange.limit < 0) {
+    // As a read answers it (plan/range.ts); a negative offset is a no-op below.
+    return err(errors.DBRST103('Requested range not satisfiable', { details: 'Limit should be greater than or equal to zero.' }));
+  }
   let payload: Payload | null = null;
   if (action !== 'delete') {
     const columns = action === 'create' || action === 'update' ? q.columns : null;
@@ -237,7 +241,7 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
         if (!order.ok) return order;
         limited = {
           order: order.value,
-          range: { offset: rootRange!.offset, limit: rootRange!.limit },
+          range: { offset: Math.max(0, rootRange!.offset), limit: rootRange!.limit },
           identity: identityFor(relation, order.value),
         };
       }

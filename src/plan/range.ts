@@ -20,7 +20,7 @@ export interface RangeParams {
 }
 
 /**
- * The root range. `Range: 5-2` → DBRST103 (lower > upper); `limit=-1` → DBRST103; a Range header
+ * The root range. `Range: 5-2` → DBRST103 (lower > upper); `limit=-1` → DBRST103; `offset=-4` → no offset; a Range header
  * and limit/offset that do not overlap (`Range: 0-5` with `offset=10`) → DBRST103 as in PostgREST.
  * `limit=0` is kept as a real zero limit. The result is capped by `maxRows`.
  */
@@ -72,9 +72,6 @@ function paramsRange(params: RangeParams | null): Result<ResolvedRange> {
   if (params.limit !== null && (params.limit < 0 || !Number.isSafeInteger(params.limit))) {
     return err(errors.DBRST103(RANGE_MESSAGE, { details: NEGATIVE_LIMIT }));
   }
-  if (params.offset < 0 || !Number.isSafeInteger(params.offset)) {
-    // PostgREST would pass a negative OFFSET to the database (error 2201X); refuse it up front.
-    return err(errors.DBRST103(RANGE_MESSAGE, { details: 'Offset should be greater than or equal to zero.' }));
-  }
-  return ok({ offset: params.offset, limit: params.limit });
+  // A negative offset is a no-op, as in PostgREST's RangeSpec ("succeeds if offset is negative").
+  return ok({ offset: Math.max(0, params.offset), limit: params.limit });
 }

@@ -7,7 +7,7 @@ import { computedFieldsOf } from '../catalog/lookup.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
-import type { EmbedPath, JsonPathStep, QueryParams, RangeHeader, SelectItem } from '../request/types.js';
+import type { EmbedPath, JsonPathStep, OrderTerm, QueryParams, RangeHeader, SelectItem } from '../request/types.js';
 import { findRelation, isToOne, relationNotFound, resolveRelationship } from './embed.js';
 import { notEmbedded, resolveField, resolveLogic, resolveOrder, type NodeScope } from './filters.js';
 import { resolveEmbedRange, resolveRootRange, type RangeParams } from './range.js';
@@ -24,7 +24,7 @@ import type {
 } from './types.js';
 
 export type CountPreference = 'exact' | 'planned' | 'estimated' | null;
-export type ReadConfig = Pick<AppConfig, 'dbMaxRows' | 'dbAggregatesEnabled'>;
+export type ReadConfig = Pick<AppConfig, 'dbMaxRows' | 'dbAggregatesEnabled'> & Partial<Pick<AppConfig, 'urlUseLegacyTargetNames'>>;
 
 export interface ReadInput {
   readonly schema: string;
@@ -113,9 +113,10 @@ function planTree(
   });
   if (!root.ok) return root;
 
+  const targets: TargetNames = { legacy: cfg.urlUseLegacyTargetNames ?? true, used: new Map() };
   // Filters and logic trees, in query-string order, on the node their path names.
   for (const { path, tree } of q.logic) {
-    const node = findDraft(root.value, path);
+    const node = findDraft(root.value, path, targets);
     if (!node.ok) return node;
     const r = resolveLogic(scopeOf(node.value), tree);
     if (!r.ok) return r;
@@ -123,17 +124,17 @@ function planTree(
   }
   // order: the first `order` for a path wins (PostgREST folds from the right).
   for (const { path, terms } of q.order) {
-    const node = findDraft(root.value, path);
+    const node = findDraft(root.value, path, targets);
     if (!node.ok) return node;
     if (node.value.order !== null) continue;
-    const r = resolveOrder(scopeOf(node.value), terms);
+    const r = resolveOrder(scopeOf(node.value), terms.map((t) => orderByAlias(node.value, t)));
     if (!r.ok) return r;
     node.value.order = r.value;
   }
   // limit/offset: the last one for a path wins; every node is capped by db-max-rows.
   const rangeByPath = new Map<string, RangeParams>();
   for (const r of q.ranges) {
-    const node = findDraft(root.value, r.path);
+    const node = findDraft(root.value, r.path, targets);
     if (!node.ok) return node;
     rangeByPath.set(pathKey(r.path), { offset: r.offset, limit: r.limit });
   }
@@ -146,7 +147,7 @@ function planTree(
   const frozen = freeze(root.value);
   const defaultSelect =
     q.select === null || (q.select.length === 1 && q.select[0]!.kind === 'star');
-  return ok({ source, root: frozen, range: frozen.range, count: input.count, defaultSelect });
+  return ok({ source, root: frozen, range: frozen.range, count: input.count, defaultSelect, legacyTargets: [...targets.used] });
 }
 
 const pathKey = (path: EmbedPath): string => JSON.stringify(path);
@@ -171,14 +172,41 @@ function applyEmbedRanges(
 }
 
 /** The node an embed path names: each step is an embed's relation name as written, or its alias. */
-function findDraft(root: Draft, path: EmbedPath): Result<Draft> {
+function findDraft(root: Draft, path: EmbedPath, targets: TargetNames): Result<Draft> {
   let node = root;
   for (const step of path) {
-    const next = node.embeds.find((e) => e.requested === step || e.embed.outputName === step);
-    if (!next) return err(notEmbedded(step));
+    let next = node.embeds.find((e) => e.embed.outputName === step);
+    if (!next) {
+      // An aliased embed named by its relation (`select=alias:target(*)&target.order=id`): allowed
+      // with a deprecation warning under url-use-legacy-target-names (the default), else DBRST108.
+      const byName = node.embeds.find((e) => e.requested === step);
+      if (!byName) return err(notEmbedded(step));
+      if (!targets.legacy) return err(notEmbedded(step, byName.embed.outputName));
+      targets.used.set(step, byName.embed.outputName);
+      next = byName;
+    }
     node = next.draft;
   }
   return ok(node);
+}
+
+/**
+ * `select=ident:id&order=ident`: an order term naming a plain (not aggregated) selected field by its
+ * alias sorts by that field, unless the node has a column or computed field of that name.
+ */
+function orderByAlias(node: Draft, term: OrderTerm): OrderTerm {
+  if (term.relation !== null || term.field.jsonPath.length > 0) return term;
+  const name = term.field.name;
+  if (node.columns?.some((c) => c.name === name) || node.computed.some((f) => f.name === name)) return term;
+  const hit = node.select.find((s) => s.kind === 'field' && s.aggregate === null && s.outputName === name);
+  if (!hit || hit.kind !== 'field') return term;
+  return { ...term, field: { name: hit.field.column, jsonPath: [...hit.field.jsonPath, ...term.field.jsonPath] } };
+}
+
+/** How embed paths may name an aliased embed, and the relation names used for one (for the warning). */
+interface TargetNames {
+  readonly legacy: boolean;
+  readonly used: Map<string, string>;
 }
 
 function scopeOf(d: Draft): NodeScope {
@@ -203,6 +231,16 @@ function freeze(d: Draft): ReadNode {
 }
 
 // ---- select -----------------------------------------------------------------------------------
+
+/**
+ * `select=count` and `rel(count)`: a bare `count` where the node has no column or computed field of
+ * that name is the `count()` aggregate (PostgREST keeps this spelling for backwards compatibility).
+ */
+function bareCount(item: SelectItem, scope: NodeScope): SelectItem {
+  if (item.kind !== 'field' || item.field.name !== 'count' || item.field.jsonPath.length > 0 || item.aggregate !== null) return item;
+  if (scope.columns === null || scope.columns.some((c) => c.name === 'count') || (scope.computed ?? []).some((f) => f.name === 'count')) return item;
+  return { kind: 'count', alias: item.alias, cast: item.cast };
+}
 
 interface NodeSpec {
   relation: QualifiedName | null;
@@ -232,7 +270,8 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
   const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
 
-  for (const item of spec.items) {
+  for (const listed of spec.items) {
+    const item = bareCount(listed, scope);
     switch (item.kind) {
       case 'star':
         draft.select.push({ kind: 'star' });

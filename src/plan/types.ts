@@ -38,6 +38,8 @@ export interface PlannedField {
   readonly toJsonb: boolean;
   /** Column type as the schema cache spells it, or null when unknown (call sources without columns). */
   readonly type: string | null;
+  /** The column is a tsvector or a domain over one: `fts` filters use it as is, without to_tsvector. */
+  readonly tsvector?: true;
   /** Domain representation: the column's cast function to json, applied when it is output as is. */
   readonly toJson?: QualifiedName;
   /** Domain representation: the cast function from text, applied to filter values (eq, in, …). */
@@ -163,6 +165,8 @@ export interface ReadPlan {
   readonly count: 'exact' | 'planned' | 'estimated' | null;
   /** `select` absent or exactly `*`: custom media handlers for the relation may apply (PostgREST). */
   readonly defaultSelect: boolean;
+  /** `[relation, alias]` of aliased embeds the query string named by relation (deprecated; a Warning). */
+  readonly legacyTargets?: ReadonlyArray<readonly [string, string]>;
 }
 
 export type { AggregateName, FtsOperator, JsonPathStep, SimpleOperator };

@@ -89,7 +89,8 @@ function readMediaType(c: Cursor, allowBareStar: boolean): MediaType | null {
     const name = c.token();
     if (name === null || c.peek() !== '=') return null;
     c.pos++;
-    const value = c.peek() === '"' ? c.quoted() : c.token();
+    // An empty value (`options=;`, as postgrest-js's explain() sends) reads as the empty string.
+    const value = c.peek() === '"' ? c.quoted() : (c.token() ?? '');
     if (value === null) return null;
     const key = name.toLowerCase();
     if (!params.has(key)) params.set(key, value);

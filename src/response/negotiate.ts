@@ -121,13 +121,27 @@ const PLAN_OPTIONS = new Set<PlanOption>(['analyze', 'verbose', 'settings', 'buf
 function planRequest(range: MediaRange): Negotiated | null {
   const format = range.subtype === 'vnd.pgrst.plan+json' ? 'json' : range.subtype === 'vnd.pgrst.plan+text' || range.subtype === 'vnd.pgrst.plan' ? 'text' : null;
   if (range.type !== 'application' || format === null) return null;
-  const forMedia = (range.params['for'] ?? 'application/json').replace(/^"|"$/g, '');
-  const options = (range.params['options'] ?? '').split('|').filter((o): o is PlanOption => PLAN_OPTIONS.has(o as PlanOption));
+  const forParam = range.params['for'];
+  const forMedia = normaliseFor((forParam ?? 'application/json').replace(/^"|"$/g, ''));
+  const options: PlanOption[] = [];
+  for (const o of (range.params['options'] ?? '').split('|')) {
+    if (PLAN_OPTIONS.has(o as PlanOption) && !options.includes(o as PlanOption)) options.push(o as PlanOption);
+  }
+  // PostgREST's Content-Type echoes `for` only when it was given (normalised) and `options` only
+  // when there are some: `application/vnd.pgrst.plan+json; for="…"; options=a|b; charset=utf-8`.
+  const forPart = forParam === undefined ? '' : `; for="${forMedia}"`;
+  const optionsPart = options.length === 0 ? '' : `; options=${options.join('|')}`;
   return {
     media: 'plan',
-    contentType: `application/vnd.pgrst.plan+${format}; for="${forMedia}"; charset=utf-8`,
+    contentType: `application/vnd.pgrst.plan+${format}${forPart}${optionsPart}; charset=utf-8`,
     plan: { format, options, forMedia },
   };
+}
+
+/** `for="application/vnd.pgrst.object"` names the same media as its `+json` spelling (PostgREST). */
+function normaliseFor(media: string): string {
+  const lower = media.toLowerCase();
+  return lower === 'application/vnd.pgrst.object' ? 'application/vnd.pgrst.object+json' : media;
 }
 
 /** PostgREST decodes `nulls=stripped` only as the one parameter (`checkSingularNullStrip`). */

@@ -45,3 +45,14 @@ function embedCountQuery(embed: PlannedEmbed, parentAlias: string): Sql {
   const conds = [...joinConditionsSql(embed, parentAlias), ...nodeCountConditions(embed.node)];
   return sql`SELECT 1 FROM ${embedFromSql(embed, parentAlias)}${where(conds)}`;
 }
+
+/**
+ * `Prefer: count=estimated` as PostgREST computes it: the counted rows (at most maxRows + 1) while
+ * they do not pass `db-max-rows`, else the larger of them and the planner's estimate. Without
+ * `db-max-rows` the estimate is always consulted (Haskell's `Just n > Nothing`).
+ */
+export function estimatedTotal(counted: number | null, planned: number | null, maxRows: number | null): number | null {
+  if (counted !== null && maxRows !== null && counted <= maxRows) return counted;
+  if (counted === null) return planned;
+  return planned === null ? counted : Math.max(counted, planned);
+}

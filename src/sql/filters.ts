@@ -99,7 +99,7 @@ function operationSql(field: PlannedField, left: Sql, op: Operation): Sql {
       return sql`${left} ${IS[op.value]}`;
     case 'fts': {
       const lang = op.language === null ? null : value(op.language, 'regconfig');
-      const isTsvector = field.type === 'tsvector' && field.jsonPath.length === 0;
+      const isTsvector = (field.type === 'tsvector' || field.tsvector === true) && field.jsonPath.length === 0;
       const doc = isTsvector ? left : lang ? sql`to_tsvector(${lang}, ${left})` : sql`to_tsvector(${left})`;
       const query = lang ? sql`${FTS[op.op]}(${lang}, ${op.value})` : sql`${FTS[op.op]}(${op.value})`;
       return sql`${doc} @@ ${query}`;

@@ -90,9 +90,9 @@ export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sq
 const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);
 
 /**
- * GET's statement. `count: 'exact'` counts every filtered row; `'estimated'` counts exactly up to
- * `maxRows` and gives NULL above it (the caller then uses the planned count from
- * buildPlannedCountStatement — PostgREST takes the larger of the two); null → NULL.
+ * GET's statement. `count: 'exact'` counts every filtered row; `'estimated'` counts up to
+ * `maxRows + 1` rows (the caller takes the larger of that and the planned count once it passes
+ * `maxRows`: estimatedTotal in sql/count.ts); null → NULL.
  */
 export function buildReadStatement(
   plan: ReadPlan,
@@ -104,13 +104,15 @@ export function buildReadStatement(
 
 function totalCountSql(plan: ReadPlan, opts: { count: 'exact' | 'estimated' | null; maxRows: number | null }): Sql {
   if (opts.count === null) return constant('NULL::bigint');
+  // No db-max-rows, limit or offset: every filtered row is on the page, so the page's own count is
+  // the total and the plan holds one count aggregate (PostgREST's countF does the same).
+  if (opts.maxRows === null && plan.range.offset === 0 && plan.range.limit === null) return constant('pg_catalog.count(_postgrest_t)');
   const countQuery = buildCountQuery(plan);
   if (opts.count === 'exact' || opts.maxRows === null) {
     return sql`(SELECT pg_catalog.count(*) FROM (${countQuery}) AS pgrst_count)`;
   }
   // LIMIT max+1 rows so "more than max" is visible without counting everything.
-  const max = opts.maxRows;
-  return sql`(SELECT CASE WHEN pgrst_capped.n > ${max} THEN NULL ELSE pgrst_capped.n END FROM (SELECT pg_catalog.count(*) AS n FROM (${countQuery} LIMIT ${rowCount(max + 1)}) AS pgrst_count) AS pgrst_capped)`;
+  return sql`(SELECT pg_catalog.count(*) FROM (${countQuery} LIMIT ${rowCount(opts.maxRows + 1)}) AS pgrst_count)`;
 }
 
 // ---- nodes ----------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ export function contextSettings(
     ['request.jwt.claims', JSON.stringify(who.claims)],
   ];
   for (const [k, v] of Object.entries(cfg.appSettings)) settings.push([`app.settings.${k}`, v]);
-  // Prefer: timezone (already checked against pg_timezone_names by the caller).
+  // Prefer: timezone; PostgreSQL refuses an unknown zone (22023), answered as PostgREST v16 does.
   if (req.preferences?.timezone) settings.push(['timezone', req.preferences.timezone]);
   // Last, so everything above is set by the authenticator before privileges drop.
   settings.push(['role', who.role]);

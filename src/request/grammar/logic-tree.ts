@@ -23,8 +23,8 @@ export function parseLogicTree(key: string, value: string): Result<{ path: strin
   if (!head.ok) return head;
   const { kind, negated, path } = head.value;
   const tree = runParser(value, `failed to parse logic tree (${value})`, (s) => {
+    // PostgREST's pLogicTree stops at the group's closing parenthesis: what follows is ignored.
     const children = readGroupBody(s, 1);
-    s.expectEnd();
     const tree: LogicTree = { kind, negated, children };
     return tree;
   });

@@ -15,23 +15,35 @@ function nonNegativeInteger(text: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-/** `limit=25`. Spaces around the number are ignored (Haskell's `read` does the same). */
+/** An optional minus sign and ASCII digits: PostgREST reads `limit`/`offset` as signed integers. */
+function integer(text: string): number | null {
+  if (text.startsWith('-')) {
+    const n = nonNegativeInteger(text.slice(1));
+    return n === null ? null : -n;
+  }
+  return nonNegativeInteger(text);
+}
+
+/**
+ * `limit=25`. Spaces around the number are ignored (Haskell's `read` does the same). A negative
+ * number parses: the planner answers 416 for it, as PostgREST does.
+ */
 export function parseLimit(value: string): Result<number> {
-  const n = nonNegativeInteger(value.trim());
+  const n = integer(value.trim());
   if (n === null) {
     return err(errors.DBRST100(`failed to parse limit parameter (${value})`, {
-      details: 'limit must be a non-negative integer',
+      details: 'limit must be an integer',
     }));
   }
   return ok(n);
 }
 
-/** `offset=50`. */
+/** `offset=50`. A negative offset parses; the planner treats it as no offset (PostgREST v16). */
 export function parseOffset(value: string): Result<number> {
-  const n = nonNegativeInteger(value.trim());
+  const n = integer(value.trim());
   if (n === null) {
     return err(errors.DBRST100(`failed to parse offset parameter (${value})`, {
-      details: 'offset must be a non-negative integer',
+      details: 'offset must be an integer',
     }));
   }
   return ok(n);

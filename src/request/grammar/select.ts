@@ -15,15 +15,12 @@ import {
 
 /**
  * `select=id,alias:data->>x::int,total:amount.sum(),count(),client!hint!inner(*),...rel(a,b)`.
- * The empty string is an empty list (PostgREST: `select=` selects no columns).
+ * The empty string is an empty list (PostgREST: `select=` selects no columns). Like PostgREST's
+ * pFieldForest (a `sepBy` with no end-of-input check), the list ends at the first top-level
+ * character that is not a `,` after a complete item, and the rest is ignored: `id,name)` is `id,name`.
  */
 export function parseSelect(text: string): Result<SelectItem[]> {
-  return runParser(text, `failed to parse select parameter (${text})`, (s) => {
-    const items = readForest(s, 0);
-    s.skipWs();
-    s.expectEnd();
-    return items;
-  });
+  return runParser(text, `failed to parse select parameter (${text})`, (s) => readForest(s, 0));
 }
 
 const AGGREGATES: ReadonlyArray<AggregateName> = ['count', 'sum', 'avg', 'min', 'max'];
@@ -40,7 +37,7 @@ function readForest(s: Scanner, depth: number): SelectItem[] {
     if (!s.eat(',')) break;
     s.skipWs();
   }
-  if (depth > 0 ? s.peek() !== ')' : !s.eof) s.fail(['","', depth > 0 ? '")"' : 'end of input']);
+  if (depth > 0 && s.peek() !== ')') s.fail(['","', '")"']);
   return items;
 }
 

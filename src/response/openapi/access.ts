@@ -5,11 +5,11 @@
 // accessibleFuncs / schemaDescription queries see them. Pure: builds the statement and reads its row.
 //
 // The objects are the schema cache's, passed as arrays (qualified names, regprocedure signatures)
-// and resolved with to_regclass/to_regprocedure, so an object dropped since the cache was loaded
-// is simply left out rather than failing the request.
+// and looked up again (relations in the catalogs, routines with to_regprocedure), so an object
+// dropped since the cache was loaded is simply left out rather than failing the request.
 import type { SchemaCache } from '../../catalog/types.js';
 import type { ResolvedGroup } from '../../mount/check.js';
-import { quoteIdent, type Statement } from '../../sql/fragment.js';
+import type { Statement } from '../../sql/fragment.js';
 import { relationKey, type ApiScope } from './model.js';
 
 const DESCRIPTION_SQL = `SELECT (
@@ -23,28 +23,32 @@ const DESCRIPTION_SQL = `SELECT (
 // PostgREST's accessibleTables condition: owned (through membership), or any table privilege, or
 // any column privilege. Routines: EXECUTE. Indexes are 1-based positions in the arrays; `$n` names
 // the array parameter each subquery reads.
-const accessibleRelations = (param: string) => `(
+// Relations are looked up in the catalogs by schema and name (not with to_regclass, which fails with
+// 42501 when the role lacks USAGE on a schema: the document is then still 200, without them).
+const accessibleRelations = (schemas: string, names: string) => `(
   SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest(${param}::text[]) WITH ORDINALITY AS r (name, i)
-  JOIN pg_catalog.pg_class c ON c.oid = pg_catalog.to_regclass(r.name)
+  FROM ROWS FROM (pg_catalog.unnest(${schemas}::text[]), pg_catalog.unnest(${names}::text[])) WITH ORDINALITY AS r (schema, name, i)
+  JOIN pg_catalog.pg_namespace n ON n.nspname = r.schema
+  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = r.name
   WHERE pg_catalog.pg_has_role(c.relowner, 'USAGE')
      OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
      OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
 )`;
-const executableRoutines = (param: string) => `(
+// to_regprocedure needs USAGE on the routine's schema, so it is only asked when the role has it.
+const executableRoutines = (param: string, schema: string | null) => `(
   SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
   FROM pg_catalog.unnest(${param}::text[]) WITH ORDINALITY AS r (signature, i)
-  WHERE pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
+  WHERE ${schema === null ? '' : `pg_catalog.has_schema_privilege(${schema}, 'USAGE') AND `}pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
 )`;
 
 const ACCESS_SQL = `${DESCRIPTION_SQL},
-${accessibleRelations('$2')},
-${executableRoutines('$3')}`;
+${accessibleRelations('$2', '$3')},
+${executableRoutines('$4', '$1')}`;
 
 // Route mounts' targets, in any schema: the same conditions on two more arrays.
 const MOUNT_ACCESS_SQL = `${ACCESS_SQL},
-${accessibleRelations('$4')},
-${executableRoutines('$5')}`;
+${accessibleRelations('$5', '$6')},
+${executableRoutines('$7', null)}`;
 
 /** The relations and routines of `schema` the statement asks about, in the arrays' order. */
 export interface AccessQuestion {
@@ -85,10 +89,10 @@ export function accessQuestion(cache: SchemaCache, schema: string, followPrivile
 /** One row: the schema comment, then (follow-privileges) JSON arrays of accessible positions. */
 export function buildAccessStatement(q: AccessQuestion): Statement {
   if (!q.followPrivileges) return { text: DESCRIPTION_SQL, values: [q.schema] };
-  const qualifiedNames = q.relations.map((name) => `${quoteIdent(q.schema)}.${quoteIdent(name)}`);
-  if (q.mounts === undefined) return { text: ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines] };
-  const mountNames = q.mounts.relations.map((r) => `${quoteIdent(r.schema)}.${quoteIdent(r.name)}`);
-  return { text: MOUNT_ACCESS_SQL, values: [q.schema, qualifiedNames, q.routines, mountNames, q.mounts.routines] };
+  const schemas = q.relations.map(() => q.schema);
+  if (q.mounts === undefined) return { text: ACCESS_SQL, values: [q.schema, schemas, q.relations, q.routines] };
+  const m = q.mounts;
+  return { text: MOUNT_ACCESS_SQL, values: [q.schema, schemas, q.relations, q.routines, m.relations.map((r) => r.schema), m.relations.map((r) => r.name), m.routines] };
 }
 
 function positions(cell: unknown): number[] {

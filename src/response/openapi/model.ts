@@ -260,8 +260,8 @@ const preferParam = (values: ReadonlyArray<string>): SharedParameter => ({ kind:
 const RETURN = ['return=representation', 'return=minimal', 'return=none'];
 
 const COMMON_PARAMETERS: ReadonlyArray<readonly [string, SharedParameter]> = [
-  // PostgREST #4292: an empty enum made the document invalid; single-object is the one value.
-  ['preferParams', preferParam(['params=single-object'])],
+  // PostgREST v16: `params=single-object` is gone, so the parameter has no enum at all (#4292).
+  ['preferParams', { kind: 'header', name: 'Prefer', description: 'Preference' }],
   ['preferReturn', preferParam(RETURN)],
   ['preferCount', preferParam(['count=none'])],
   ['preferPost', preferParam([...RETURN, 'resolution=ignore-duplicates', 'resolution=merge-duplicates'])],
@@ -642,7 +642,7 @@ function columnSchema(
   const description = notes.length > 1 ? (c.description !== null ? c.description + '\n\n' : '') + notes.join('\n') : c.description;
   const dflt = parseDefault(format, c.type, c.default);
   return {
-    format,
+    format: integerFormat(format, type),
     type,
     ...(items ? { items } : {}),
     ...(description !== null ? { description } : {}),
@@ -651,6 +651,16 @@ function columnSchema(
     ...(c.maxLength !== null ? { maxLength: c.maxLength } : {}),
     nullable: c.nullable,
   };
+}
+
+/**
+ * OpenAPI's integer formats for integer columns (PostgREST #4641: `integer` is not a valid format of
+ * an `integer` in Swagger 2.0): int32 for smallint and integer, int64 for bigint; others unchanged.
+ */
+function integerFormat(format: string, type: JsonType | null): string {
+  if (type !== 'integer') return format;
+  if (format === 'integer' || format === 'smallint') return 'int32';
+  return format === 'bigint' ? 'int64' : format;
 }
 
 /**

@@ -82,20 +82,19 @@ t.test("!inner to-many, spread, null-embed filter, related order, estimated coun
     'FROM NULL',
     'ORDER BY "projects_clients_1"."client" DESC NULLS LAST',
     'LIMIT 100)',
-    'SELECT (SELECT CASE WHEN pgrst_capped.n > $2 THEN NULL ELSE pgrst_capped.n END',
-    'FROM (SELECT pg_catalog.count(*) AS n',
+    'SELECT (SELECT pg_catalog.count(*)',
     'FROM (SELECT 1',
     'FROM "test"."projects" AS "projects"',
     'WHERE EXISTS (SELECT 1',
     'FROM "test"."clients" AS "clients_1"',
     'WHERE "clients_1"."id" = "projects"."client_id") AND EXISTS (SELECT 1',
     'FROM "test"."tasks" AS "tasks_1"',
-    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $3)',
-    'LIMIT 101) AS pgrst_count) AS pgrst_capped) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $2)',
+    'LIMIT 101) AS pgrst_count) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
-  t.same(s.values, ["Design%",100,"Design%"]);
+  t.same(s.values, ["Design%","Design%"]);
 });
 
 t.test("aggregates group by position and by embedded JSON text", async (t) => {

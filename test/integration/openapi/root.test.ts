@@ -114,9 +114,9 @@ t.test('OpenAPI', async (t) => {
       type: 'object',
       description: 'child_entities comment',
       properties: {
-        id: { description: 'child_entities id comment\n\nNote:\nThis is a Primary Key.<pk/>', format: 'integer', type: 'integer' },
+        id: { description: 'child_entities id comment\n\nNote:\nThis is a Primary Key.<pk/>', format: 'int32', type: 'integer' },
         name: { description: 'child_entities name comment. Can be longer than sixty-three characters long', format: 'text', type: 'string' },
-        parent_id: { description: "Note:\nThis is a Foreign Key to `entities.id`.<fk table='entities' column='id'/>", format: 'integer', type: 'integer' },
+        parent_id: { description: "Note:\nThis is a Foreign Key to `entities.id`.<fk table='entities' column='id'/>", format: 'int32', type: 'integer' },
       },
       required: ['id'],
     });
@@ -124,17 +124,17 @@ t.test('OpenAPI', async (t) => {
       type: 'object',
       description: 'child_entities_view comment',
       properties: {
-        id: { description: 'child_entities_view id comment\n\nNote:\nThis is a Primary Key.<pk/>', format: 'integer', type: 'integer' },
+        id: { description: 'child_entities_view id comment\n\nNote:\nThis is a Primary Key.<pk/>', format: 'int32', type: 'integer' },
         name: { description: 'child_entities_view name comment. Can be longer than sixty-three characters long', format: 'text', type: 'string' },
-        parent_id: { description: "Note:\nThis is a Foreign Key to `entities.id`.<fk table='entities' column='id'/>", format: 'integer', type: 'integer' },
+        parent_id: { description: "Note:\nThis is a Foreign Key to `entities.id`.<fk table='entities' column='id'/>", format: 'int32', type: 'integer' },
       },
     });
     t.strictSame(doc.definitions.first.properties.second_id_1,
-      { format: 'integer', type: 'integer', description: "Note:\nThis is a Foreign Key to `second.id`.<fk table='second' column='id'/>" }, 'O2O');
+      { format: 'int32', type: 'integer', description: "Note:\nThis is a Foreign Key to `second.id`.<fk table='second' column='id'/>" }, 'O2O');
     t.strictSame(doc.definitions.referrals.properties.link,
-      { format: 'integer', type: 'integer', description: "Note:\nThis is a Foreign Key to `pages.link`.<fk table='pages' column='link'/>" }, 'a view FK through a UNIQUE key');
+      { format: 'int32', type: 'integer', description: "Note:\nThis is a Foreign Key to `pages.link`.<fk table='pages' column='link'/>" }, 'a view FK through a UNIQUE key');
     t.strictSame(doc.definitions.projects.properties.client_id,
-      { format: 'integer', type: 'integer', description: "Note:\nThis is a Foreign Key to `clients.id`.<fk table='clients' column='id'/>" }, 'the table, not its view');
+      { format: 'int32', type: 'integer', description: "Note:\nThis is a Foreign Key to `clients.id`.<fk table='clients' column='id'/>" }, 'the table, not its view');
   });
 
   t.test('PostgreSQL to Swagger type mapping, defaults, enums', async (t) => {
@@ -143,9 +143,9 @@ t.test('OpenAPI', async (t) => {
     t.strictSame(p.a_character, { maxLength: 1, format: 'character', type: 'string' });
     t.strictSame(p.a_text, { format: 'text', type: 'string' });
     t.strictSame(p.a_boolean, { format: 'boolean', type: 'boolean' });
-    t.strictSame(p.a_smallint, { format: 'smallint', type: 'integer' });
-    t.strictSame(p.a_integer, { format: 'integer', type: 'integer' });
-    t.strictSame(p.a_bigint, { format: 'bigint', type: 'integer' });
+    t.strictSame(p.a_smallint, { format: 'int32', type: 'integer' });
+    t.strictSame(p.a_integer, { format: 'int32', type: 'integer' });
+    t.strictSame(p.a_bigint, { format: 'int64', type: 'integer' });
     t.strictSame(p.a_numeric, { format: 'numeric', type: 'number' });
     t.strictSame(p.a_real, { format: 'real', type: 'number' });
     t.strictSame(p.a_double_precision, { format: 'double precision', type: 'number' });

@@ -24,9 +24,9 @@ t.test('exact count', async (t) => {
   t.equal(none.total_count, null, 'no count requested');
 });
 
-t.test('estimated count: exact up to db-max-rows, else NULL', async (t) => {
+t.test('estimated count: exact up to db-max-rows, else max+1 (the caller then consults the plan)', async (t) => {
   const over = await read(db, 'projects', 'select=name', { countMode: 'estimated', maxRows: 2 });
-  t.equal(over.total_count, null);
+  t.equal(over.total_count, '3');
   t.equal(over.page_count, '2', 'db-max-rows caps the page');
   const under = await read(db, 'projects', 'select=name', { countMode: 'estimated', maxRows: 10 });
   t.equal(under.total_count, '5');

@@ -160,7 +160,7 @@ t.test('relationship and table errors surface', async (t) => {
 
 t.test('DBRST103 from the ranges', async (t) => {
   t.match(planErr('projects', '', { range: { first: 5, last: 2 } }), { code: 'DBRST103', status: 416 });
-  // The grammar refuses `limit=-1` itself; the planner still checks what it is given.
+  // A negative embed limit is refused by the planner (416), as PostgREST does.
   const base = query('select=id,tasks(id)');
   const negative: QueryParams = { ...base, ranges: [{ path: ['tasks'], offset: 0, limit: -1 }] };
   const r = planRead({ schema: 'test', relation: 'projects', query: negative, range: null, count: null }, cache, { dbMaxRows: null, dbAggregatesEnabled: true });
