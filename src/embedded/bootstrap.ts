@@ -36,10 +36,6 @@ export async function bootstrapEmbedded(superuserUri: string, password: string, 
   const db = new pg.Client({ connectionString: withDatabase(superuserUri, EMBEDDED_DATABASE) });
   await db.connect();
   try {
-    // The examples' commits need not wait for their flush (durable or not, the cluster stays
-    // consistent): a crash in that instant loses at most an example together with its record in
-    // dbrest_meta.examples, and the next start loads it again.
-    await db.query('SET synchronous_commit = off');
     await loadExamples(db, fresh, progress, fromDir);
   } catch (e) {
     await db.end();
