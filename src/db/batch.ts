@@ -54,8 +54,8 @@ class ArrayResult {
   }
 }
 
-/** The subset of pg's Connection used to write protocol messages. */
-interface Connection {
+/** The subset of pg's Connection used to write protocol messages (db/cursor.ts uses it too). */
+export interface Connection {
   stream: { cork?(): void; uncork?(): void; writableCorked?: number; destroy(): void; writable: boolean; write(b: Buffer): boolean };
   _send(buffer: Buffer): boolean;
   parsedStatements: Record<string, string>;

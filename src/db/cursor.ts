@@ -15,7 +15,7 @@
 // PostgreSQL sent (no type parsing): they are written out as they are.
 import { createRequire } from 'node:module';
 import pg from 'pg';
-import type { BatchStatement } from './batch.js';
+import type { BatchStatement, Connection as BatchConnection } from './batch.js';
 import { sendCancel } from './cancel.js';
 import { toPgError } from './pg-error.js';
 
@@ -26,17 +26,8 @@ const PORTAL = 'dbrest_cursor';
 
 export type Row = ReadonlyArray<string | null>;
 
-interface Connection {
-  stream: { writable: boolean; write(b: Buffer): boolean };
-  _send(buffer: Buffer): boolean;
-  parsedStatements: Record<string, string>;
-  parse(q: { text: string; name: string; types: unknown[] }): void;
-  bind(c: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
-  describe(c: { type: 'P'; name: string }): void;
-  execute(c: { portal: string; rows: number }): void;
-  close(c: { type: 'S'; name: string }): void;
+interface Connection extends BatchConnection {
   flush(): void;
-  sync(): void;
   on(event: 'readyForQuery' | 'end' | 'error', fn: () => void): void;
   off(event: 'readyForQuery' | 'end' | 'error', fn: () => void): void;
 }

@@ -34,7 +34,8 @@ import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSteps, scaledSize, type DatasetSize } from './dataset.js';
-import { chooseGenerator, runGenerator, stopGenerator } from './loadgen.js';
+import { chooseGenerator, runGenerator, stopGenerator, type GenResult } from './loadgen.js';
+import { envNumber } from './env.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -42,13 +43,6 @@ const root = path.resolve(here, '..', '..', '..');
 // ---------------------------------------------------------------------------------------------
 // settings
 
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const cfg = {
   seconds: Math.round(envNumber('BENCH_SECONDS', 10, 1)),
@@ -338,20 +332,12 @@ function loadCases(): LoadCase[] {
   ];
 }
 
-/** One measured load-generator run. */
-interface RunFigures {
+/** One measured load-generator run: the generator's figures, with CPU per request beside them. */
+interface RunFigures extends GenResult {
   /** CPU microseconds per request: the server process, and all PostgreSQL backends together. */
   readonly serverCpuUs: number | null;
   readonly pgCpuUs: number | null;
-  readonly seconds: number;
-  readonly requests: number;
   readonly reqPerSec: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly timeouts: number;
-  readonly statusCodes: Record<string, number>;
 }
 
 /** The rounds of one server on one case, combined. */

@@ -28,17 +28,11 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSteps, scaledSize } from './dataset.js';
+import { envNumber } from './env.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
 
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 const seconds = Math.round(envNumber('SOAK_SECONDS', 600, 10));
 const cfg = {
