@@ -10,7 +10,6 @@
 // reach a later batch of the connection, the next request's included.
 import type { Lease } from './leases.js';
 import { sendCancel } from './cancel.js';
-import { requestSignal } from './request-signal.js';
 
 /** How often a disconnected request whose batch waits behind others checks again. */
 const RETRY_MS = 5;
@@ -20,8 +19,7 @@ export interface CancelWatch {
   finish(): Promise<void>;
 }
 
-export function watchDisconnect(lease: Lease): CancelWatch | null {
-  const signal = requestSignal();
+export function watchDisconnect(lease: Lease, signal: AbortSignal | undefined): CancelWatch | null {
   if (!signal) return null;
   let ended = false;
   let cancelling: Promise<void> | null = null;

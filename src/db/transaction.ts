@@ -21,6 +21,8 @@ export interface RequestTransaction {
   readonly statements: ReadonlyArray<Statement>;
   readonly end: 'commit' | 'rollback';
   readonly prepared: boolean;
+  /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
+  readonly signal?: AbortSignal;
 }
 
 export type TxOutcome =
@@ -99,7 +101,7 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   // A client that goes away gets its batch cancelled (db/cancel-watch.ts); the lease goes back
   // only once no cancel request is in flight. Not with the closing ROLLBACK below queued behind
   // the batch: a late cancel could hit it and leave the explicit transaction open.
-  const watch = tx.end === 'commit' ? watchDisconnect(lease) : null;
+  const watch = tx.end === 'commit' ? watchDisconnect(lease, tx.signal) : null;
   const release = async (broken?: Error): Promise<void> => {
     if (watch) await watch.finish();
     lease.release(broken);

@@ -97,6 +97,7 @@ function mountRequest(input: HttpInput, pathname: string, search: string, schema
     cookies: parseCookies(headerValue(input, 'cookie')),
     path: pathname,
     search,
+    ...(input.signal ? { signal: input.signal } : {}),
   };
 }
 

@@ -11,7 +11,6 @@ import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
 import { onClientError } from './client-error.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
-import { withRequestSignal } from '../db/request-signal.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -144,9 +143,9 @@ export function createHttpServer(app: AppState): HttpServer {
       if (preflight) handled = { response: preflight, errorCode: null };
       else {
         const input: HttpInput = body === TOO_LARGE
-          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true }
-          : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body };
-        handled = await withRequestSignal(gone.signal, () => handleRequest(input, app));
+          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true, signal: gone.signal }
+          : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, signal: gone.signal };
+        handled = await handleRequest(input, app);
       }
     } catch (e) {
       app.log.error(`${requestId} ${req.method} ${req.url}: unexpected ${(e as Error).stack ?? e}`);

@@ -16,7 +16,6 @@
 import type http from 'node:http';
 import type { AuthResult } from '../auth/jwt.js';
 import type { Cursor, FirstBatch, Row } from '../db/cursor.js';
-import { requestSignal } from '../db/request-signal.js';
 import { openRequestCursor } from '../db/stream-tx.js';
 import type { PgError } from '../db/pg-error.js';
 import { toPgError } from '../db/pg-error.js';
@@ -105,7 +104,7 @@ export async function startStream(req: ApiRequest, who: AuthResult, app: AppStat
   if (!opened.ok) return opened;
   const cursor = opened.cursor;
   // The client may go away while the first rows are produced.
-  const signal = requestSignal();
+  const signal = req.signal;
   const onAbort = () => void cursor.close(true);
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort(); // gone while it waited for a connection

@@ -62,5 +62,6 @@ export async function runRequestTransaction(
     statements: all,
     end,
     prepared,
+    ...(req.signal ? { signal: req.signal } : {}),
   });
 }

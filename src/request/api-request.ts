@@ -36,4 +36,6 @@ export interface ApiRequest {
   readonly path: string;
   /** The raw query string (after `?`, still percent-encoded; '' when none). */
   readonly search: string;
+  /** HttpInput.signal: the client went away (db/cancel-watch.ts, http/stream.ts). */
+  readonly signal?: AbortSignal;
 }

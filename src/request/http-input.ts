@@ -9,6 +9,8 @@ export interface HttpInput {
   readonly body: Buffer | null;
   /** The body was larger than server-max-body-size and was not read (answered 413). */
   readonly bodyTooLarge?: boolean;
+  /** Aborted when the client goes away before its answer was sent (its query is then cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 export function headerValue(input: HttpInput, name: string): string | undefined {

@@ -100,5 +100,6 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     cookies: parseCookies(headerValue(input, 'cookie')),
     path: pathname,
     search,
+    ...(input.signal ? { signal: input.signal } : {}),
   });
 }
