@@ -835,7 +835,7 @@ function printContent(rows: ContentResult[]): void {
         pad(`${r.id} ${r.title}`, 34, true),
         pad(String(r.connections), 6),
         pad(f ? fmt(f.reqPerSec) : r.side.probeStatus ? `n/a (${r.side.probeStatus})` : 'n/a', 8),
-        pad(f ? String(f.p50Ms) : '', 8),
+        pad(f ? String(round(f.p50Ms, 2)) : '', 8),
         pad(f ? String(f.p99Ms) : '', 8),
         pad(f ? `${f.serverCpuUs ?? '?'} + ${f.pgCpuUs ?? '?'}` : '', 24),
       ].join(' '),
