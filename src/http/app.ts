@@ -16,8 +16,6 @@ export interface AppState {
   cache(): SchemaCache | null;
   /** db-hoisted-tx-settings values per role, loaded with the schema cache. */
   roleSettings(): RoleSettings;
-  /** Time zone names PostgreSQL knows (for `Prefer: timezone`), loaded with the schema cache. */
-  timezones(): ReadonlySet<string>;
   /** Called when a request could not reach the database: starts the recovery loop. */
   connectionLost(): void;
 }

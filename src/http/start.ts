@@ -17,7 +17,6 @@ import type { AppConfig } from '../config/types.js';
 import { createPool } from '../db/pool.js';
 import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
-import { fetchTimezones } from '../db/timezones.js';
 import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
@@ -92,7 +91,6 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
-  let timezones: ReadonlySet<string> = new Set();
   let closed = false;
   let connected = false;
   let readyWaiters: Array<() => void> = [];
@@ -126,7 +124,6 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     try {
       const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
       roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
-      timezones = await fetchTimezones(client);
       cache = loaded.cache;
       connected = true;
       log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
@@ -199,7 +196,6 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       return cache;
     },
     roleSettings: () => roleSettings,
-    timezones: () => timezones,
     connectionLost,
   };
   let loadedAtStart = false;
