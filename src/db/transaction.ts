@@ -62,20 +62,16 @@ export function statementName(text: string): string {
   return name;
 }
 
-const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
+/** A statement as sent: named (parsed once per connection) when prepared statements are on. */
+export const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
   prepared ? { text: st.text, values: st.values, name: st.name ?? statementName(st.text) } : { text: st.text, values: st.values };
 
-export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
-  let lease: Lease;
-  try {
-    // The request's class for the sharing policy: the shape of its (first) main statement.
-    lease = await leases(pool).acquire(tx.statements[0]?.text ?? null);
-  } catch (e) {
-    return { ok: false, kind: 'acquire', error: e as Error };
-  }
-  const started = performance.now();
-  const batch: BatchStatement[] = [];
-  if (tx.end === 'rollback') batch.push({ text: 'BEGIN', values: [] });
+/**
+ * What goes before a request's main statements (buffered or cursor, db/stream-tx.ts): its context
+ * settings in one statement (read-only first, the role last) and its pre-request call.
+ */
+export function contextPrelude(tx: Pick<RequestTransaction, 'readOnly' | 'settings' | 'preRequest' | 'prepared'>): BatchStatement[] {
+  const prelude: BatchStatement[] = [];
   const count = tx.settings.length + (tx.readOnly ? 1 : 0);
   if (count > 0) {
     // name, value, name, value, … (a plain loop: this runs for every request)
@@ -90,9 +86,23 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
       values[i++] = value;
     }
     const { text, name } = settingsStatement(count);
-    batch.push(tx.prepared ? { text, values, name, discard: true } : { text, values, discard: true });
+    prelude.push(tx.prepared ? { text, values, name, discard: true } : { text, values, discard: true });
   }
-  if (tx.preRequest) batch.push(asBatch(tx.preRequest, tx.prepared));
+  if (tx.preRequest) prelude.push(asBatch(tx.preRequest, tx.prepared));
+  return prelude;
+}
+
+export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
+  let lease: Lease;
+  try {
+    // The request's class for the sharing policy: the shape of its (first) main statement.
+    lease = await leases(pool).acquire(tx.statements[0]?.text ?? null);
+  } catch (e) {
+    return { ok: false, kind: 'acquire', error: e as Error };
+  }
+  const started = performance.now();
+  const prelude = contextPrelude(tx);
+  const batch: BatchStatement[] = tx.end === 'rollback' ? [{ text: 'BEGIN', values: [] }, ...prelude] : prelude;
   const firstMain = batch.length;
   for (const st of tx.statements) batch.push(asBatch(st, tx.prepared));
   if (tx.end === 'rollback') batch.push({ text: 'ROLLBACK', values: [] });
