@@ -32,7 +32,7 @@ import { plannedByShape } from './shape-memo.js';
 import { runRequestTransaction, txEnd } from './tx.js';
 import type { BodyStream } from '../response/types.js';
 import { buildCallStreamStatement } from '../sql/stream.js';
-import { framing, rowStream, startStream, wholeBody } from './stream.js';
+import { framing, runStreamed } from './stream.js';
 import { streamFormat } from './stream-policy.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
@@ -110,13 +110,10 @@ export async function executeCall(
   if (format !== null) {
     // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
     const r = call.routine.returns;
-    const f = framing(format, r.kind === 'scalar' ? r.type : null);
-    const started = await startStream(req, who, app, compile(buildCallStreamStatement(call, format)), cfg.serverStreamThreshold + 1);
-    if (!started.ok) return err(writeError(started, who, app));
-    const { first, cursor } = started;
-    if (first.done) void cursor.close();
-    else streamed = rowStream(f, first, cursor, app.log, `${req.method} ${req.path}`);
-    row = [null, String(first.rows.length), first.done ? wholeBody(f, first) : null, first.after[0] ?? null, first.after[1] ?? null, null];
+    const s = await runStreamed(req, who, app, compile(buildCallStreamStatement(call, format)), framing(format, r.kind === 'scalar' ? r.type : null));
+    if (!s.ok) return err(writeError(s, who, app));
+    streamed = s.stream;
+    row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];
   } else {
     const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
     const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);

@@ -25,7 +25,7 @@ import { runRequestTransaction, txEnd } from './tx.js';
 import { findRelation } from '../catalog/lookup.js';
 import type { BodyStream } from '../response/types.js';
 import { buildReadStreamStatement } from '../sql/stream.js';
-import { framing, rowStream, startStream, wholeBody } from './stream.js';
+import { framing, runStreamed } from './stream.js';
 import { streamFormat } from './stream-policy.js';
 
 const MAX_CONTENT_LOCATION = 8 * 1024;
@@ -57,16 +57,13 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   let result: ReadResult;
   if (format !== null) {
     // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
-    const f = framing(format);
-    const started = await startStream(req, who, app, compile(buildReadStreamStatement(plan.value, format)), cfg.serverStreamThreshold + 1);
-    if (!started.ok) return err(apiErrorFromTx(started, who.authenticated, app));
-    const { first, cursor } = started;
-    const [headersGuc, statusGuc] = first.after;
-    result = first.done
-      ? { total: null, pageCount: first.rows.length, body: wholeBody(f, first), headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null }
-      : { total: null, pageCount: null, body: null, headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null, stream: rowStream(f, first, cursor, app.log, `GET ${req.path}`) };
-    // Its transaction ends (Sync) while the answer is sent.
-    if (first.done) void cursor.close();
+    const s = await runStreamed(req, who, app, compile(buildReadStreamStatement(plan.value, format)), framing(format));
+    if (!s.ok) return err(apiErrorFromTx(s, who.authenticated, app));
+    const [headersGuc, statusGuc] = s.first.after;
+    const gucs = { headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null };
+    result = s.stream === null
+      ? { total: null, pageCount: s.first.rows.length, body: s.body, ...gucs }
+      : { total: null, pageCount: null, body: null, ...gucs, stream: s.stream };
   } else {
     const statements = [compile(main)];
     if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));

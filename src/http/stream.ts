@@ -51,7 +51,7 @@ export function framing(format: StreamFormat, scalarType: string | null = null):
 }
 
 /** The whole body of a result that ended within the first batch (equals the buffered body). */
-export function wholeBody(f: Framing, first: FirstBatch): string {
+function wholeBody(f: Framing, first: FirstBatch): string {
   return opening(f, first) + rowsText(f, first.rows, true) + closing(f);
 }
 
@@ -90,7 +90,7 @@ export type StreamOutcome =
   | Extract<TxOutcome, { ok: false }>;
 
 /** Open the request's cursor and read its first batch (one round trip). */
-export async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
+async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
   const cfg = app.config;
   const opened = await openRequestCursor(app.pool, {
     readOnly: true,
@@ -120,8 +120,27 @@ export async function startStream(req: ApiRequest, who: AuthResult, app: AppStat
   }
 }
 
+export type StreamedOutcome =
+  | { readonly ok: true; readonly first: FirstBatch; readonly body: string; readonly stream: null }
+  | { readonly ok: true; readonly first: FirstBatch; readonly body: null; readonly stream: BodyStream }
+  | Extract<TxOutcome, { ok: false }>;
+
+/**
+ * Run `main` as the request's cursor: an answer that ended within the first batch comes back whole
+ * (`body`, the buffered bytes), a longer one as `stream` (the rest, written after the head).
+ */
+export async function runStreamed(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, f: Framing): Promise<StreamedOutcome> {
+  const started = await startStream(req, who, app, main, app.config.serverStreamThreshold + 1);
+  if (!started.ok) return started;
+  const { first, cursor } = started;
+  if (!first.done) return { ok: true, first, body: null, stream: rowStream(f, first, cursor, app.log, `${req.method} ${req.path}`) };
+  // Its transaction ends (Sync) while the answer is sent.
+  void cursor.close();
+  return { ok: true, first, body: wholeBody(f, first), stream: null };
+}
+
 /** The rest of a streamed answer, written after the head. */
-export function rowStream(f: Framing, first: FirstBatch, cursor: Cursor, log: Logger, what: string): BodyStream {
+function rowStream(f: Framing, first: FirstBatch, cursor: Cursor, log: Logger, what: string): BodyStream {
   return {
     abort: () => void cursor.close(true),
     pipe: (res) => pipeRows(res, f, first, cursor, log, what),
