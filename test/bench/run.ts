@@ -668,20 +668,10 @@ async function startCmsServer(uri: string): Promise<{ child: Child; port: number
   } finally {
     await client.end();
   }
-  const port = await freePort();
-  const child = startChild('dbrest-cms', [cfg.dbrestBin, 'serve', path.join(dir, 'dbrest.config.json')], {
-    DBREST_DB_URI: uri,
-    // /rpc gets the session check the mounts' group runs as its pre-request.
-    DBREST_DB_PRE_REQUEST: 'cms.pre_request',
-    DBREST_DB_POOL: String(cfg.pool),
-    DBREST_SERVER_HOST: '127.0.0.1',
-    DBREST_SERVER_PORT: String(port),
-    DBREST_LOG_LEVEL: 'error',
-  });
-  cleanups.push(() => child.stop());
-  const up = await waitAnswering(port, child, 30_000);
-  if ('reason' in up) return { reason: up.reason };
-  if (child.pid) serverPids.set(port, child.pid);
+  // /rpc gets the session check the mounts' group runs as its pre-request.
+  const server = await startExampleServer('dbrest-cms', path.join(dir, 'dbrest.config.json'), uri, { DBREST_DB_PRE_REQUEST: 'cms.pre_request' });
+  if ('reason' in server) return server;
+  const { child, port } = server;
   const login = await request(port, {
     method: 'POST',
     path: `${CMS}/user/sessions`,
@@ -777,10 +767,16 @@ async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: nu
   }
 }
 
-async function startContentServer(uri: string): Promise<{ child: Child; port: number } | { reason: string }> {
+function startContentServer(uri: string): Promise<{ child: Child; port: number } | { reason: string }> {
+  return startExampleServer('dbrest-content', path.join(root, 'examples', 'content', 'dbrest.config.json'), uri);
+}
+
+/** dbrest serving an example's configuration on a free port, stopped at cleanup, its CPU counted. */
+async function startExampleServer(name: string, configFile: string, uri: string, env: Record<string, string> = {}): Promise<{ child: Child; port: number } | { reason: string }> {
   const port = await freePort();
-  const child = startChild('dbrest-content', [cfg.dbrestBin, 'serve', path.join(root, 'examples', 'content', 'dbrest.config.json')], {
+  const child = startChild(name, [cfg.dbrestBin, 'serve', configFile], {
     DBREST_DB_URI: uri,
+    ...env,
     DBREST_DB_POOL: String(cfg.pool),
     DBREST_SERVER_HOST: '127.0.0.1',
     DBREST_SERVER_PORT: String(port),
