@@ -50,9 +50,6 @@ function routerPattern(t: PathTemplate): string {
 
 export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict: (where: string, message: string) => void = () => undefined): MountTable {
   const router = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 2048 });
-  // Every mounted path once, whatever its methods: one lookup tells a 405 from a 404.
-  const anyMethod = FindMyWay({ ignoreTrailingSlash: true, caseSensitive: true, maxParamLength: 2048 });
-  const allowed = new Map<string, Allowed>();
   const implicitHead: Array<[string, Store]> = [];
   for (const group of groups) {
     for (const mount of group.mounts) {
@@ -69,18 +66,6 @@ export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict
         }
       }
       if (mount.mount.methods.includes('GET') && !mount.mount.methods.includes('HEAD')) implicitHead.push([pattern, store]);
-      let entry = allowed.get(pattern);
-      if (!entry) {
-        entry = { group, methods: new Set() };
-        allowed.set(pattern, entry);
-        try {
-          anyMethod.on('GET', pattern, () => undefined, entry);
-        } catch {
-          /* reported by the main router */
-        }
-      }
-      for (const m of mount.mount.methods) entry.methods.add(m);
-      if (entry.methods.has('GET')) entry.methods.add('HEAD');
     }
   }
   // HEAD is served for every GET mount, unless HEAD is mounted there on its own.
@@ -104,12 +89,19 @@ export function buildMountTable(groups: ReadonlyArray<ResolvedGroup>, onConflict
     return { ...store, params };
   };
 
+  // A 405's `Allow` lists every method some mount answers for this very path: two templates can
+  // both match it (`/items/:id(int)` for GET, `/items/:name` for DELETE), so ask per method
+  // rather than per pattern. Only missed lookups pay for it.
   const findAllowed = (pathname: string): Allowed | null => {
-    try {
-      return (anyMethod.find('GET', pathname)?.store as Allowed | undefined) ?? null;
-    } catch {
-      return null;
+    let group: ResolvedGroup | null = null;
+    const methods = new Set<string>();
+    for (const m of METHODS) {
+      const hit = lookup(m, pathname);
+      if (!hit) continue;
+      group ??= hit.group;
+      methods.add(m);
     }
+    return group ? { group, methods } : null;
   };
 
   return {

@@ -242,3 +242,29 @@ t.test('route mounts', async (t) => {
     t.same(await s.db.query("SELECT * FROM shop.items WHERE name = ''"), []);
   });
 });
+
+t.test('405: Allow lists the methods of every template that matches the path', async (t) => {
+  // Two templates match `/things/5` (an int segment for GET, any segment for DELETE); only the
+  // second matches `/things/abc`.
+  const s = await startMountServer(t, {
+    routes: JSON.stringify([
+      {
+        prefix: '/api/two',
+        schema: 'shop',
+        routes: [
+          { method: 'GET', path: '/things/:id(int)', call: 'item_get', args: { item_id: 'path.id' } },
+          { method: 'DELETE', path: '/things/:name', call: 'item_delete', args: { item_id: 'path.name' } },
+        ],
+      },
+    ]),
+  });
+  const both = await s.request('/api/two/things/5', { method: 'PUT' });
+  t.equal(both.status, 405);
+  t.equal(both.headers['allow'], 'GET, HEAD, DELETE');
+  const options = await s.request('/api/two/things/5/', { method: 'OPTIONS' });
+  t.equal(options.status, 200);
+  t.equal(options.headers['allow'], 'GET, HEAD, DELETE', 'OPTIONS answers the same list');
+  const one = await s.request('/api/two/things/abc', { method: 'GET' });
+  t.equal(one.status, 405, 'the int template does not match, the other one does');
+  t.equal(one.headers['allow'], 'DELETE');
+});
