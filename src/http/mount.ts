@@ -233,9 +233,21 @@ async function runMountedRelation(m: Extract<ResolvedMount, { kind: 'relation' }
     accept: base.accept,
   };
   const app = groupApp(ctx.app, ctx.cache, group);
-  return req.method === 'GET' || req.method === 'HEAD'
-    ? runRead(req, m.relation.name, who, ctx.cache, app)
-    : runMutate(req, m.relation.name, who, ctx.cache, app);
+  if (req.method === 'GET' || req.method === 'HEAD') return runRead(req, m.relation.name, who, ctx.cache, app);
+  return withMountedLocation(await runMutate(req, m.relation.name, who, ctx.cache, app), ctx.pathname);
+}
+
+/**
+ * An insert's `Location` names the row by PostgREST's URL (`/items?id=eq.5`); below a mount the
+ * client knows the mounted path, which takes the same filters: `/api/shop/stock?id=eq.5`.
+ */
+function withMountedLocation(result: Result<ResponseSpec>, pathname: string): Result<ResponseSpec> {
+  if (!result.ok) return result;
+  const location = result.value.headers['Location'];
+  const query = location?.indexOf('?') ?? -1;
+  if (location === undefined || query < 0) return result;
+  const mounted = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  return ok({ ...result.value, headers: { ...result.value.headers, Location: mounted + location.slice(query) } });
 }
 
 function safeDecode(s: string): string {

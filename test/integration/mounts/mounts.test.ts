@@ -217,6 +217,13 @@ t.test('route mounts', async (t) => {
     const bad = await s.request('/api/shop/stock?nope=eq.1');
     t.equal(bad.status, 400);
     t.equal(bad.json().Error.code, '42703');
+
+    const created = await s.request('/api/shop/stock/', { method: 'POST', headers: { Prefer: 'return=headers-only' }, body: { name: 'quince', qty: 0 } });
+    t.equal(created.status, 201);
+    const location = created.headers['location']!;
+    t.match(location, /^\/api\/shop\/stock\?id=eq\.\d+$/, 'Location names the row below the mounted path, not PostgREST\'s /items');
+    t.same((await s.request(location)).json(), [{ id: Number(location.split('.').pop()), name: 'quince', qty: 0 }], 'and answers it');
+    await s.db.query("DELETE FROM shop.items WHERE name = 'quince'");
   });
 
   t.test('PostgREST\'s URLs are untouched next to the mounts', async (t) => {
