@@ -2,7 +2,6 @@
 // running serve is logged, the server is restarted, and requests are answered 200 again by the same
 // dbrest process. The cluster is durable (fsync on) by default; db-embedded-durable=false turns
 // fsync off and says so at start.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,23 +9,10 @@ import pg from 'pg';
 import t from 'tap';
 import { freePort } from '../../src/embedded/postgres.js';
 import { httpRequest } from '../helpers/server.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function serve(cwd: string, port: number, extraEnv: Record<string, string> = {}) {
-  const env: Record<string, string> = { ...process.env, NO_COLOR: '1', DBREST_SERVER_PORT: String(port), ...extraEnv } as Record<string, string>;
-  for (const k of Object.keys(env)) if ((k.startsWith('DBREST_DB_') && !(k in extraEnv)) || k.startsWith('PGRST_')) delete env[k];
-  const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  for (let i = 0; i < 1200 && !output.includes('listening on'); i++) {
-    if (child.exitCode !== null) break;
-    await sleep(50);
-  }
-  return { child, exited, output: () => output };
-}
 
 /** The running postmaster's pid and port, from its lock file. */
 function postmaster(cwd: string): { pid: number; port: number } {
@@ -52,7 +38,7 @@ t.test('kill -9 of the embedded postmaster: dbrest restarts it and serves again'
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
   const port = await freePort();
 
-  const s = await serve(cwd, port);
+  const s = await spawnServe(cwd, port);
   t.teardown(() => void (s.child.exitCode === null && s.child.kill('SIGKILL')));
   t.match(s.output(), `listening on http://localhost:${port}`);
   t.match(s.output(), 'embedded PostgreSQL is durable (fsync on)', 'the start-up log says it is durable');
@@ -100,7 +86,7 @@ t.test('kill -9 of the embedded postmaster: dbrest restarts it and serves again'
   t.notMatch(s.output().split('SIGTERM')[1] ?? '', /exited unexpectedly/, 'a requested stop is not taken for a crash');
 
   // The same data directory with db-embedded-durable=false: fsync off, and the start says so.
-  const fast = await serve(cwd, port, { DBREST_DB_EMBEDDED_DURABLE: 'false' });
+  const fast = await spawnServe(cwd, port, { DBREST_DB_EMBEDDED_DURABLE: 'false' });
   t.teardown(() => void (fast.child.exitCode === null && fast.child.kill('SIGKILL')));
   t.match(fast.output(), 'db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off');
   t.equal(await showFsync(cwd), 'off');

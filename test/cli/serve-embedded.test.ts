@@ -1,35 +1,20 @@
 // `dbrest serve` with no db-uri: starts the embedded PostgreSQL, loads the quickstart once, prints
 // the URL, serves the example tables; a second start reuses the data. SIGTERM stops it cleanly.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { freePort } from '../../src/embedded/postgres.js';
 import { httpRequest } from '../helpers/server.js';
+import { spawnServe } from '../helpers/spawn-serve.js';
 
-async function serveOnce(cwd: string, port: number) {
-  const env: Record<string, string> = { ...process.env, NO_COLOR: '1', DBREST_SERVER_PORT: String(port) } as Record<string, string>;
-  for (const k of Object.keys(env)) if (k.startsWith('DBREST_DB_') || k.startsWith('PGRST_')) delete env[k];
-  const started = Date.now();
-  const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  for (let i = 0; i < 1200 && !output.includes('listening on'); i++) {
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, exited, output: () => output, ms: Date.now() - started };
-}
 
 t.test('npx dbrest serve on a bare machine', async (t) => {
   const cwd = mkdtempSync(path.join(os.tmpdir(), 'dbrest-serve-'));
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
   const port = await freePort();
 
-  const first = await serveOnce(cwd, port);
+  const first = await spawnServe(cwd, port);
   t.match(first.output(), `listening on http://localhost:${port}`);
   t.match(first.output(), /initialising a new PostgreSQL cluster/);
   // A generous bound: the first start runs initdb and loads the examples, durably (fsync on), on a
@@ -49,7 +34,7 @@ t.test('npx dbrest serve on a bare machine', async (t) => {
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0);
 
-  const second = await serveOnce(cwd, port);
+  const second = await spawnServe(cwd, port);
   t.notMatch(second.output(), /initialising/, 'the second start reuses the cluster');
   t.notMatch(second.output(), /loading example/, 'and does not load the examples again');
   const again = await httpRequest(`http://localhost:${port}/directors?select=name&id=eq.1`);

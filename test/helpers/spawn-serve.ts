@@ -1,0 +1,32 @@
+// `dbrest serve` as a child process in a directory of its own, for the tests of the embedded
+// default: no database settings from the environment (so it starts its own PostgreSQL), plain
+// output, and the call returns once it prints its URL (or exits).
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface ServeChild {
+  readonly child: ChildProcess;
+  /** The exit code, once the process ends. */
+  readonly exited: Promise<number | null>;
+  /** Everything it printed so far, stdout and stderr together. */
+  output(): string;
+  /** From spawn to its `listening on` line. */
+  readonly ms: number;
+}
+
+export async function spawnServe(cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<ServeChild> {
+  const env: Record<string, string> = { ...process.env, NO_COLOR: '1', DBREST_SERVER_PORT: String(port), ...extraEnv } as Record<string, string>;
+  for (const k of Object.keys(env)) if ((k.startsWith('DBREST_DB_') && !(k in extraEnv)) || k.startsWith('PGRST_')) delete env[k];
+  const started = Date.now();
+  const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  // The first start runs initdb and loads the examples: up to a minute on a busy machine.
+  for (let i = 0; i < 1200 && !output.includes('listening on'); i++) {
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, exited, output: () => output, ms: Date.now() - started };
+}
