@@ -42,6 +42,7 @@
 // - buildReadStatement(plan, { count, maxRows }): GET's whole statement, built from the above.
 import type { AggregateName, PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
+import { rangeFirst } from './range-first.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
 import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
 
@@ -143,16 +144,29 @@ function nodeQuery(node: ReadNode, from: Sql, joinConds: ReadonlyArray<Sql>, app
   };
   const conds = [...joinConds, ...(apply.where ? node.where.map((l) => logicSql(node.alias, l, embedExists)) : [])];
 
+  const orderBy = apply.order && node.order.length > 0 ? sql` ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}` : empty;
+  if (apply.range && rangeFirst(node)) {
+    // The page is chosen on the relation alone, then only its rows are joined to the embeds
+    // (re-sorted: the joins need not keep the subquery's order).
+    let page = sql`SELECT ${ident(node.alias)}.* FROM ${from}`;
+    if (conds.length > 0) page = sql`${page} WHERE ${join(conds, constant(' AND '))}`;
+    page = sql`${page}${orderBy}${rangeSql(node)}`;
+    return sql`SELECT ${join(items)} FROM (${page}) AS ${ident(node.alias)} ${join(joins, constant(' '))}${orderBy}`;
+  }
+
   let q = sql`SELECT ${join(items)} FROM ${from}`;
   if (joins.length > 0) q = sql`${q} ${join(joins, constant(' '))}`;
   if (conds.length > 0) q = sql`${q} WHERE ${join(conds, constant(' AND '))}`;
   if (groupBy.length > 0) q = sql`${q} GROUP BY ${join(groupBy)}`;
-  if (apply.order && node.order.length > 0) q = sql`${q} ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}`;
-  if (apply.range) {
-    if (node.range.limit !== null) q = sql`${q} LIMIT ${rowCount(node.range.limit)}`;
-    if (node.range.offset > 0) q = sql`${q} OFFSET ${rowCount(node.range.offset)}`;
-  }
-  return q;
+  q = sql`${q}${orderBy}`;
+  return apply.range ? sql`${q}${rangeSql(node)}` : q;
+}
+
+function rangeSql(node: ReadNode): Sql {
+  let r = empty;
+  if (node.range.limit !== null) r = sql`${r} LIMIT ${rowCount(node.range.limit)}`;
+  if (node.range.offset > 0) r = sql`${r} OFFSET ${rowCount(node.range.offset)}`;
+  return r;
 }
 
 /**
