@@ -67,3 +67,18 @@ t.test('pages equal the same slice of the unpaged read', async (t) => {
     }
   }
 });
+
+t.test('an embedded node with its own range and embeds, and counts, keep their answers', async (t) => {
+  const s = await server(t);
+  const q = 'select=id,albums(id,title,tracks(id))&id=lte.3&order=id&albums.order=id&albums.tracks.order=id';
+  const all = (await s.request(`/artists?${q}`)).json() as Array<{ id: number; albums: unknown[] }>;
+  const paged = await s.request(`/artists?${q}&albums.limit=2&albums.offset=5`);
+  t.equal(paged.status, 200, 'paged embed status');
+  t.same(paged.json(), all.map((a) => ({ ...a, albums: a.albums.slice(5, 7) })), 'each artist gets the same slice of its albums');
+  t.same(await tracksLoops(s, `/artists?${q}&albums.limit=2&albums.offset=5`), [6], 'tracks run for the 2 kept albums of each of 3 artists');
+
+  const counted = await s.request('/albums?select=id,tracks(id)&order=id&offset=1995', { headers: { Prefer: 'count=exact' } });
+  t.equal(counted.status, 206, 'count=exact with an offset: 206');
+  t.equal(counted.headers['content-range'], '1995-1999/2000', 'Content-Range counts every row');
+  t.same((counted.json() as Array<{ id: number }>).map((r) => r.id), [1996, 1997, 1998, 1999, 2000], 'the last page');
+});
