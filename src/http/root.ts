@@ -42,7 +42,7 @@ export async function renderRoot(req: ApiRequest, cache: SchemaCache, app: AppSt
   if (cfg.dbRootSpec) return runRootSpec(req, cfg.dbRootSpec, who, cache, app);
   if (cfg.openapiMode === 'disabled') return err(errors.DBRST126('Root endpoint metadata is disabled'));
   const t0 = performance.now();
-  const media = negotiateOpenApi(req.accept, cfg.openapiVersion);
+  const media = negotiateOpenApi(req.accept, cfg.openapiVersion, req.headers['accept']);
   if (!media.ok) return media;
 
   // Route mounts are URLs of their own, whatever the schema: the default schema's document has them.

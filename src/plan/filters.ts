@@ -186,8 +186,9 @@ export function resolveOrder(scope: NodeScope, terms: ReadonlyArray<OrderTerm>):
         }),
       );
     }
-    // The term reads an output column of the embed's LATERAL subquery.
-    const outputs = outputColumns(embed.node.select, embed.node.columns);
+    // The term reads an output column of the embed's LATERAL subquery, which includes the columns
+    // of to-one spreads nested in it (`order=processes(cat)` on `...processes(...categories(cat:name))`).
+    const outputs = lateralOutputColumns(embed.node);
     const hit = outputs.find((o) => o.name === term.field.name);
     if (!hit) return err(undefinedColumn(embed.lateralAlias, term.field.name, outputs.map((o) => o.name)));
     const type = hit.type;
@@ -200,6 +201,15 @@ export function resolveOrder(scope: NodeScope, terms: ReadonlyArray<OrderTerm>):
     });
   }
   return ok(out);
+}
+
+/** Output columns of a node's LATERAL subquery: its own select list, then its to-one spreads'. */
+function lateralOutputColumns(node: PlannedEmbed['node']): Array<{ name: string; type: string | null }> {
+  const out = outputColumns(node.select, node.columns);
+  for (const e of node.embeds) {
+    if (e.spread && e.toOne && !e.silent) out.push(...lateralOutputColumns(e.node));
+  }
+  return out;
 }
 
 /** Output columns of a node's own select list (names and, when plain columns, their types). */

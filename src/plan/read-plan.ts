@@ -399,14 +399,6 @@ function buildEmbed(
       }),
     );
   }
-  if (item.spread && !toOne && child.value.embeds.some((e) => !e.embed.toOne && !e.embed.silent)) {
-    // PostgREST flattens these into the cross product of the children; dbrest does not (yet).
-    return err(
-      errors.DBRST127('Feature not implemented', {
-        details: 'To-many embeds inside a one-to-many or many-to-many spread are not implemented.',
-      }),
-    );
-  }
   let join: EmbedJoin;
   if (relationship.kind === 'computed') {
     join = { kind: 'computed', relationship, parentType: parent.relation };

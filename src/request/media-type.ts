@@ -153,6 +153,24 @@ function specificity(m: MediaRange): number {
   return Object.keys(m.params).length - (m.type === '*' ? 1 : 0) - (m.subtype === '*' ? 1 : 0);
 }
 
+/**
+ * The Accept header's entries as PostgREST names them in its 406 message (wai's parseHttpAccept, then
+ * decodeMediaType): spaces removed, each entry cut at its first `;`, garbage kept as written
+ * (`Accept: ;;;` names ``, `text/` names `text/`), ordered by weight (an unreadable weight is 1)
+ * then by specificity (`;` count minus `*` count), ties in header order.
+ */
+export function acceptEntriesAsNamed(header: string): string[] {
+  const entries = header.replace(/ /g, '').split(',').map((entry, i) => {
+    const at = entry.indexOf(';q=');
+    const weight = at < 0 ? NaN : Number.parseFloat(entry.slice(at + 3));
+    const bare = at < 0 ? entry : entry.slice(0, at);
+    const specificity = (bare.match(/;/g)?.length ?? 0) - (bare.match(/\*/g)?.length ?? 0);
+    return { name: entry.split(';')[0] as string, q: Number.isNaN(weight) ? 1 : weight, specificity, i };
+  });
+  entries.sort((a, b) => b.q - a.q || b.specificity - a.specificity || a.i - b.i);
+  return entries.map((e) => e.name);
+}
+
 /** `Content-Type` → media type, or null when absent or malformed (a list is malformed here). */
 export function parseContentType(header: string | undefined): MediaType | null {
   if (header === undefined) return null;

@@ -21,6 +21,7 @@ import type { MediaHandler } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
 import type { MediaRange } from '../request/types.js';
+import { acceptEntriesAsNamed } from '../request/media-type.js';
 
 export type ReadMedia =
   | 'json'
@@ -269,10 +270,8 @@ export function negotiateRead(accept: ReadonlyArray<MediaRange>, opts: Negotiate
 }
 
 function notAcceptable(accept: ReadonlyArray<MediaRange>, header: string | undefined) {
-  // PostgREST names what it could not serve as it read it (`Accept: undefined` → "undefined").
-  const asked =
-    accept.length > 0 || header === undefined
-      ? accept.map((m) => `${m.type}/${m.subtype}`)
-      : header.split(',').map((s) => s.split(';')[0]!.trim()).filter((s) => s !== '');
+  // PostgREST names every entry of the header as it read it, garbage included (`Accept: undefined`
+  // → "undefined", `Accept: ;;;` → ""), not only the entries we could parse.
+  const asked = header === undefined || header.trim() === '' ? accept.map((m) => `${m.type}/${m.subtype}`) : acceptEntriesAsNamed(header);
   return errors.DBRST107(`None of these media types are available: ${asked.join(', ')}`);
 }

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
 import { logicSql, orderSql } from './filters.js';
 import { catalogExpression, catalogType, constant, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
+import { mediaBodySql } from './media.js';
 import { buildReadBody, responseHeadersSql, responseStatusSql } from './read.js';
 
 
@@ -68,6 +69,8 @@ export function postconditionFailure(e: { readonly code: string; readonly messag
 export interface MutateStatementOptions {
   /** `Accept: application/vnd.pgrst.object+json`: exactly one row, else DBRST116 (rolled back). */
   readonly singular: boolean;
+  /** `Accept: text/csv` with return=representation: the body is CSV built in SQL, as a read's is. */
+  readonly csv?: boolean;
 }
 
 /**
@@ -86,7 +89,11 @@ export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOpti
   if (representation && plan.read) ctes.push(sql`pgrst_source AS (${buildReadBody(constant('pgrst_mutation'), plan.read)})`);
 
   const count = constant('pg_catalog.count(_postgrest_t)');
-  const body = representation ? sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text` : constant('NULL::text');
+  const body = !representation
+    ? constant('NULL::text')
+    : opts.csv
+      ? mediaBodySql({ kind: 'csv', header: rowsFrom })
+      : sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text`;
   const location =
     m.kind === 'insert' && plan.action === 'create' && plan.representation === 'headers-only' && plan.primaryKey.length > 0
       ? sql`CASE WHEN ${count} = 1 THEN (pg_catalog.json_agg(_postgrest_t) -> 0)::text END`

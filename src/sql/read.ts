@@ -42,6 +42,7 @@
 // - buildReadStatement(plan, { count, maxRows }): GET's whole statement, built from the above.
 import type { AggregateName, PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
+import { rangeFirst } from './range-first.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
 import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
 
@@ -121,32 +122,51 @@ interface Apply {
   readonly where: boolean;
   readonly order: boolean;
   readonly range: boolean;
+  /**
+   * The node is the child of a to-many spread: its to-many embeds are joined as rows, not arrays,
+   * so the spread's arrays hold one entry per (child, grandchild) pair (PostgREST v13+ flattens).
+   */
+  readonly flatten?: boolean;
 }
 
 const ALL: Apply = { where: true, order: true, range: true };
 
 function nodeQuery(node: ReadNode, from: Sql, joinConds: ReadonlyArray<Sql>, apply: Apply): Sql {
-  const { items, groupBy } = selectList(node);
-  const joins = node.embeds.map((e) => lateralJoin(e, node.alias));
+  const flatten = apply.flatten ?? false;
+  const { items, groupBy } = selectList(node, flatten);
+  const joins = node.embeds.map((e) => lateralJoin(e, node.alias, flatten));
 
   const embedExists: EmbedExistsSql = (name, exists) => {
     const e = embedNamed(node, name);
     const L = ident(e.lateralAlias);
-    if (e.toOne) return exists ? sql`${L} IS DISTINCT FROM NULL` : sql`${L} IS NOT DISTINCT FROM NULL`;
+    if (joinedAsRow(e, flatten)) return exists ? sql`${L} IS DISTINCT FROM NULL` : sql`${L} IS NOT DISTINCT FROM NULL`;
     return exists ? sql`${L}.${L} IS NOT NULL` : sql`${L}.${L} IS NULL`;
   };
   const conds = [...joinConds, ...(apply.where ? node.where.map((l) => logicSql(node.alias, l, embedExists)) : [])];
+
+  const orderBy = apply.order && node.order.length > 0 ? sql` ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}` : empty;
+  if (apply.range && rangeFirst(node)) {
+    // The page is chosen on the relation alone, then only its rows are joined to the embeds
+    // (re-sorted: the joins need not keep the subquery's order).
+    let page = sql`SELECT ${ident(node.alias)}.* FROM ${from}`;
+    if (conds.length > 0) page = sql`${page} WHERE ${join(conds, constant(' AND '))}`;
+    page = sql`${page}${orderBy}${rangeSql(node)}`;
+    return sql`SELECT ${join(items)} FROM (${page}) AS ${ident(node.alias)} ${join(joins, constant(' '))}${orderBy}`;
+  }
 
   let q = sql`SELECT ${join(items)} FROM ${from}`;
   if (joins.length > 0) q = sql`${q} ${join(joins, constant(' '))}`;
   if (conds.length > 0) q = sql`${q} WHERE ${join(conds, constant(' AND '))}`;
   if (groupBy.length > 0) q = sql`${q} GROUP BY ${join(groupBy)}`;
-  if (apply.order && node.order.length > 0) q = sql`${q} ORDER BY ${orderTermsSql(node.order, (o) => orderTarget(node, o))}`;
-  if (apply.range) {
-    if (node.range.limit !== null) q = sql`${q} LIMIT ${rowCount(node.range.limit)}`;
-    if (node.range.offset > 0) q = sql`${q} OFFSET ${rowCount(node.range.offset)}`;
-  }
-  return q;
+  q = sql`${q}${orderBy}`;
+  return apply.range ? sql`${q}${rangeSql(node)}` : q;
+}
+
+function rangeSql(node: ReadNode): Sql {
+  let r = empty;
+  if (node.range.limit !== null) r = sql`${r} LIMIT ${rowCount(node.range.limit)}`;
+  if (node.range.offset > 0) r = sql`${r} OFFSET ${rowCount(node.range.offset)}`;
+  return r;
 }
 
 /**
@@ -175,11 +195,15 @@ function embedNamed(node: ReadNode, name: string): PlannedEmbed {
   return e;
 }
 
-function lateralJoin(e: PlannedEmbed, parentAlias: string): Sql {
-  const child = nodeQuery(e.node, embedFromSql(e, parentAlias), joinConditionsSql(e, parentAlias), ALL);
+/** A to-one embed, or a to-many one flattened into its to-many spread parent: one row per child. */
+const joinedAsRow = (e: PlannedEmbed, flatten: boolean): boolean => e.toOne || flatten;
+
+function lateralJoin(e: PlannedEmbed, parentAlias: string, flatten: boolean): Sql {
+  const childApply = e.spread && !e.toOne ? { ...ALL, flatten: true } : ALL;
+  const child = nodeQuery(e.node, embedFromSql(e, parentAlias), joinConditionsSql(e, parentAlias), childApply);
   const L = ident(e.lateralAlias);
   const kind = e.joinType === 'inner' ? constant('INNER JOIN LATERAL') : constant('LEFT JOIN LATERAL');
-  if (e.toOne) return sql`${kind} (${child}) AS ${L} ON TRUE`;
+  if (joinedAsRow(e, flatten)) return sql`${kind} (${child}) AS ${L} ON TRUE`;
   const on = e.joinType === 'inner' ? sql`${L}.${L} IS NOT NULL` : constant('TRUE');
   if (e.spread) {
     // To-many spread (PostgREST v13+): one array per output column, and `L.L` (true, or NULL when
@@ -239,7 +263,7 @@ function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colum
  * position (JSON path keys are parameters, so the expressions themselves would not match), and
  * embedded JSON by its text (json has no equality operator).
  */
-function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
+function selectList(node: ReadNode, flatten: boolean): { items: Sql[]; groupBy: Sql[] } {
   const items: Sql[] = [];
   const groupBy: Sql[] = [];
   const grouped = node.aggregates && !node.hoisted;
@@ -251,7 +275,8 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   for (const e of node.embeds) {
     if (e.silent) continue;
     const L = ident(e.lateralAlias);
-    if (e.spread && !e.toOne) {
+    const asRow = joinedAsRow(e, flatten);
+    if (e.spread && !asRow) {
       for (const name of outputNames(e.node)) {
         const array = sql`COALESCE(${L}.${ident(name)}, '[]')`;
         if (!grouped) {
@@ -280,7 +305,7 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
       }
       continue;
     }
-    const json = e.toOne ? sql`row_to_json(${L}.*)` : sql`COALESCE(${L}.${L}, '[]')`;
+    const json = asRow ? sql`row_to_json(${L}.*)` : sql`COALESCE(${L}.${L}, '[]')`;
     if (!grouped) {
       items.push(sql`${json} AS ${ident(e.outputName)}`);
       continue;

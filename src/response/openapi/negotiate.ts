@@ -4,6 +4,7 @@
 // document, always as `application/openapi+json; charset=utf-8`, and anything else with 406. dbrest
 // adds OpenAPI 3.1: asked for by the media type's `version` parameter (the parameter the
 // application/openapi+json registration defines), or made the default by `openapi-version`.
+import { acceptEntriesAsNamed } from '../../request/media-type.js';
 import { errors } from '../../errors/catalog.js';
 import { err, ok, type Result } from '../../errors/types.js';
 import type { MediaRange } from '../../request/types.js';
@@ -29,7 +30,7 @@ function versionParam(v: string): OpenApiVersion | null {
 }
 
 /** `accept` is sorted by preference (request/media-type.ts): the first range served wins. */
-export function negotiateOpenApi(accept: ReadonlyArray<MediaRange>, configured: OpenApiVersion): Result<NegotiatedDocument> {
+export function negotiateOpenApi(accept: ReadonlyArray<MediaRange>, configured: OpenApiVersion, acceptHeader?: string): Result<NegotiatedDocument> {
   const pick = (version: OpenApiVersion) => ok({ version, contentType: CONTENT_TYPES[version] });
   for (const range of accept) {
     if (range.type === 'application' && range.subtype === 'openapi+json') {
@@ -41,6 +42,7 @@ export function negotiateOpenApi(accept: ReadonlyArray<MediaRange>, configured: 
       return pick(configured);
     }
   }
-  const asked = accept.map((m) => `${m.type}/${m.subtype}`).join(', ');
+  // Every entry of the header as PostgREST names it, garbage included (response/negotiate.ts).
+  const asked = (acceptHeader === undefined || acceptHeader.trim() === '' ? accept.map((m) => `${m.type}/${m.subtype}`) : acceptEntriesAsNamed(acceptHeader)).join(', ');
   return err(errors.DBRST107(`None of these media types are available: ${asked}`));
 }

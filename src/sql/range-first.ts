@@ -1,0 +1,27 @@
+// When a node's LIMIT/OFFSET can be applied before its embeds are joined (issue: offset reads ran
+// every embed's LATERAL subquery for each skipped row, since LIMIT/OFFSET come after the joins).
+// Pure: a predicate on the planned node; sql/read.ts renders the two shapes.
+import type { PlannedLogic, ReadNode } from '../plan/types.js';
+
+/**
+ * True when filtering, ordering and the range of `node` depend on its own relation only, so
+ * `SELECT … FROM (SELECT alias.* FROM rel AS alias WHERE … ORDER BY … LIMIT … OFFSET …) AS alias
+ * LEFT JOIN LATERAL …` keeps exactly the rows the one-level shape keeps. Not when:
+ * - there is no range or no embed (nothing to save);
+ * - the node groups (LIMIT counts groups, after the joins a spread or aggregate needs);
+ * - an `!inner` embed or a null-embed filter (`clients=is.null`) decides which rows exist;
+ * - an order term sorts by an embedded to-one column (`order=clients(name)`).
+ */
+export function rangeFirst(node: ReadNode): boolean {
+  if (node.range.limit === null && node.range.offset === 0) return false;
+  if (node.embeds.length === 0) return false;
+  if (node.aggregates || node.hoisted) return false;
+  if (node.embeds.some((e) => e.joinType === 'inner')) return false;
+  if (node.order.some((o) => o.embed !== null)) return false;
+  return !node.where.some(refersToEmbed);
+}
+
+function refersToEmbed(l: PlannedLogic): boolean {
+  if (l.kind === 'and' || l.kind === 'or') return l.children.some(refersToEmbed);
+  return l.kind === 'embed-exists';
+}
