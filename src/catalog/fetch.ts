@@ -31,8 +31,16 @@ async function begin(client: CatalogClient): Promise<void> {
   // An empty search_path makes format_type() and regprocedure qualify every name outside
   // pg_catalog, so the types and signatures we store are unambiguous (PostgREST does the same).
   // work_mem: a big catalog's column list (tens of MB of JSON) is sorted in memory, not on disk.
-  await client.query("SELECT set_config('search_path', '', true), set_config('work_mem', '64MB', true)");
+  await client.query(CATALOG_SETTINGS_SQL);
 }
+
+/**
+ * The settings of a catalog transaction. Besides the above, no nested loops: the planner cannot
+ * estimate how many relations the schema filter keeps (it guesses a handful), so it probes
+ * pg_attribute, pg_type, pg_attrdef, pg_depend… by index once per column; with thousands of
+ * tables hash joins over the catalogs cost a third less (measured at 5,000 tables).
+ */
+const CATALOG_SETTINGS_SQL = "SELECT set_config('search_path', '', true), set_config('work_mem', '64MB', true), set_config('enable_nestloop', 'off', true)";
 
 /**
  * Share `client`'s snapshot with `helper` (pg_export_snapshot / SET TRANSACTION SNAPSHOT), so the
@@ -54,7 +62,7 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
   try {
     await helper.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await helper.query(`SET TRANSACTION SNAPSHOT '${id}'`);
-    await helper.query("SELECT set_config('search_path', '', true), set_config('work_mem', '64MB', true)");
+    await helper.query(CATALOG_SETTINGS_SQL);
     return true;
   } catch {
     await helper.query('ROLLBACK').catch(() => undefined);

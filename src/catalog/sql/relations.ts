@@ -5,7 +5,7 @@
 /**
  * Parameters: `$1::text[]` exposed schemas, `$2::int` / `$3::int` the share to read (1 / 0: all).
  * One row per relation (`RawRelationRow` in raw.ts),
- * columns and primary key as JSON arrays. Run with `search_path = ''` so that format_type()
+ * columns (each an array, see RawColumn) and primary key as JSON arrays. Run with `search_path = ''` so that format_type()
  * qualifies every type outside pg_catalog (`public.mood`).
  */
 /**
@@ -63,15 +63,16 @@ enum_labels AS (
 columns AS (
   SELECT
     a.attrelid,
-    json_agg(json_build_object(
-      'name', a.attname,
-      'position', a.attnum,
+    -- one array per column, in RawColumn's order (raw.ts)
+    json_agg(json_build_array(
+      a.attname,                                                             -- name
+      a.attnum,                                                              -- position
       -- the declared type with its modifier: character varying(200), text[], public.mood
-      'type', format_type(a.atttypid, a.atttypmod),
+      format_type(a.atttypid, a.atttypmod),
       -- domains resolved to their base, arrays to their element: int4, text, mood
-      'base_type', CASE WHEN bt.typcategory = 'A' AND bt.typelem <> 0 THEN et.typname ELSE bt.typname END,
-      'nullable', NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)),
-      'default', CASE
+      CASE WHEN bt.typcategory = 'A' AND bt.typelem <> 0 THEN et.typname ELSE bt.typname END,
+      NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)),              -- nullable
+      CASE                                                                   -- default
         WHEN a.attgenerated <> '' THEN NULL                                  -- GENERATED ALWAYS AS (...)
         WHEN a.attidentity = 'd' THEN format('nextval(%L::regclass)', seq.objid::regclass::text)  -- BY DEFAULT AS IDENTITY
         WHEN ad.adbin IS NOT NULL THEN pg_get_expr(ad.adbin, ad.adrelid)
@@ -79,14 +80,14 @@ columns AS (
       END,
       -- information_schema.columns.character_maximum_length, inlined (_pg_char_max_length of
       -- _pg_truetypid/_pg_truetypmod): varchar(n)/char(n) → n, bit(n)/varbit(n) → n
-      'max_length', CASE
+      CASE                                                                   -- max_length
         WHEN tm.typmod = -1 THEN NULL
         WHEN tm.typid IN ('bpchar'::regtype, 'varchar'::regtype) THEN tm.typmod - 4
         WHEN tm.typid IN ('bit'::regtype, 'varbit'::regtype) THEN tm.typmod
       END,
-      'description', cd.description,
-      'enum_values', coalesce(el.labels, '[]'::json),
-      'generated', a.attgenerated <> ''
+      cd.description,
+      coalesce(el.labels, '[]'::json),                                       -- enum values
+      a.attgenerated <> ''                                                   -- generated
     ) ORDER BY a.attnum) AS columns
   FROM rels r
   JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
