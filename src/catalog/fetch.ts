@@ -2,11 +2,11 @@
 // read-only, repeatable-read transaction - one consistent snapshot - and returns their rows
 // untouched, plus how long it took. Turning rows into a SchemaCache is build.ts's job.
 import { performance } from 'node:perf_hooks';
-import type { RawCatalog } from './raw.js';
+import type { RawCatalog, RawColumn, RawRelationRow } from './raw.js';
 import { COMPUTED_RELATIONSHIPS_SQL } from './sql/computed-relationships.js';
 import { FOREIGN_KEYS_SQL } from './sql/foreign-keys.js';
 import { MEDIA_HANDLERS_SQL } from './sql/media-handlers.js';
-import { RELATIONS_SQL } from './sql/relations.js';
+import { COLUMNS_SQL, RELATIONS_SQL } from './sql/relations.js';
 import { REPRESENTATIONS_SQL } from './sql/representations.js';
 import { ROUTINES_SQL } from './sql/routines.js';
 import { SERVER_VERSION_SQL } from './sql/version.js';
@@ -18,12 +18,6 @@ export interface CatalogClient {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
-
-const byQualifiedName = (a: unknown, b: unknown): number => {
-  const x = a as { schema: string; name: string };
-  const y = b as { schema: string; name: string };
-  return x.schema < y.schema ? -1 : x.schema > y.schema ? 1 : x.name < y.name ? -1 : x.name > y.name ? 1 : 0;
-};
 
 /** What a catalog transaction runs first: one snapshot, qualified type names, sorts in memory. */
 async function begin(client: CatalogClient): Promise<void> {
@@ -71,7 +65,7 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
 }
 
 /**
- * With a `helper` connection (not in a transaction), the biggest query (relations) runs on
+ * With a `helper` connection (not in a transaction), the biggest query (the columns) runs on
  * `client` while the others run on `helper`, in the same snapshot: on a big catalog that is most of
  * the fetch time saved from a cold start. The helper is left open for the caller to close.
  */
@@ -85,27 +79,25 @@ export async function fetchCatalog(client: CatalogClient, schemas: readonly stri
   try {
     shared = helper !== null && (await shareSnapshot(client, helper));
     const other = shared ? helper! : client;
-    // The relations query is most of the work: each connection reads half of the relations (by
-    // oid), then one the foreign keys and the other the rest. pg queues a client's queries: on one
-    // client it all simply runs in turn.
-    const shares = shared ? 2 : 1;
-    const [[mine, foreignKeys], [theirs, rest]] = await Promise.all([
-      (async () => [await run(client, RELATIONS_SQL, [...params, shares, 0]), await run(client, FOREIGN_KEYS_SQL, params)] as const)(),
-      (async () => [
-        shared ? await run(other, RELATIONS_SQL, [...params, shares, 1]) : [],
-        {
-          version: await run(other, SERVER_VERSION_SQL),
-          viewSources: await run(other, VIEW_SOURCES_SQL, params),
-          routines: await run(other, ROUTINES_SQL, params),
-          computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
-          mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
-          representations: await run(other, REPRESENTATIONS_SQL),
-        },
-      ] as const)(),
+    // The columns are about as much work as all the rest together. pg queues a client's queries:
+    // on one client it all simply runs in turn.
+    const [columns, rest] = await Promise.all([
+      run(client, COLUMNS_SQL, params) as Promise<Array<{ oid: number; columns: RawColumn[] }>>,
+      (async () => ({
+        version: await run(other, SERVER_VERSION_SQL),
+        relations: (await run(other, RELATIONS_SQL, params)) as Array<Omit<RawRelationRow, 'columns'>>,
+        foreignKeys: await run(other, FOREIGN_KEYS_SQL, params),
+        viewSources: await run(other, VIEW_SOURCES_SQL, params),
+        routines: await run(other, ROUTINES_SQL, params),
+        computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
+        mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
+        representations: await run(other, REPRESENTATIONS_SQL),
+      }))(),
     ]);
-    // In the order one query would give (ORDER BY nspname, relname: `name` sorts by code unit).
-    const relations = theirs.length === 0 ? mine : [...mine, ...theirs].sort(byQualifiedName);
-    raw = { ...rest, foreignKeys, relations } as RawCatalog;
+    const byOid = new Map<number, RawColumn[]>();
+    for (const c of columns) byOid.set(c.oid, c.columns);
+    const relations: RawRelationRow[] = rest.relations.map((r) => ({ ...r, columns: byOid.get(r.oid) ?? [] }));
+    raw = { ...rest, relations } as RawCatalog;
     await client.query('COMMIT');
     if (shared) await helper!.query('COMMIT');
   } catch (e) {
