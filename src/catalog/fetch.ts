@@ -19,22 +19,26 @@ export interface CatalogClient {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
-/** What a catalog transaction runs first: one snapshot, qualified type names, sorts in memory. */
-async function begin(client: CatalogClient): Promise<void> {
-  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-  // An empty search_path makes format_type() and regprocedure qualify every name outside
-  // pg_catalog, so the types and signatures we store are unambiguous (PostgREST does the same).
-  // work_mem: a big catalog's column list (tens of MB of JSON) is sorted in memory, not on disk.
-  await client.query(CATALOG_SETTINGS_SQL);
+/**
+ * Several statements in one simple-protocol query (one round trip: on a cold start the event loop
+ * is busy loading modules, and every extra trip waits for a turn of it); each one's rows.
+ */
+async function many(client: CatalogClient, ...statements: string[]): Promise<unknown[][]> {
+  const res = (await client.query(statements.join(';\n'))) as { rows: unknown[] } | Array<{ rows: unknown[] }>;
+  return Array.isArray(res) ? res.map((r) => r.rows) : [res.rows];
 }
 
 /**
- * The settings of a catalog transaction. Besides the above, no nested loops: the planner cannot
- * estimate how many relations the schema filter keeps (it guesses a handful), so it probes
- * pg_attribute, pg_type, pg_attrdef, pg_depend… by index once per column; with thousands of
- * tables hash joins over the catalogs cost a third less (measured at 5,000 tables).
+ * The settings of a catalog transaction. An empty search_path makes format_type() and
+ * regprocedure qualify every name outside pg_catalog, so the types and signatures we store are
+ * unambiguous (PostgREST does the same). work_mem: a big catalog's column list (tens of MB of
+ * JSON) is sorted in memory, not on disk. No nested loops: the planner cannot estimate how many
+ * relations the schema filter keeps (it guesses a handful), so it probes pg_attribute, pg_type,
+ * pg_attrdef, pg_depend… by index once per column; with thousands of tables hash joins over the
+ * catalogs cost a third less (measured at 5,000 tables).
  */
 const CATALOG_SETTINGS_SQL = "SELECT set_config('search_path', '', true), set_config('work_mem', '64MB', true), set_config('enable_nestloop', 'off', true)";
+const BEGIN_SQL = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /**
  * Share `client`'s snapshot with `helper` (pg_export_snapshot / SET TRANSACTION SNAPSHOT), so the
@@ -44,9 +48,8 @@ const CATALOG_SETTINGS_SQL = "SELECT set_config('search_path', '', true), set_co
 async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Promise<boolean> {
   let id: string;
   try {
-    await client.query('SAVEPOINT dbrest_snapshot');
-    id = String((await client.query('SELECT pg_catalog.pg_export_snapshot() AS id')).rows[0]?.id ?? '');
-    await client.query('RELEASE SAVEPOINT dbrest_snapshot');
+    const [, rows] = await many(client, 'SAVEPOINT dbrest_snapshot', 'SELECT pg_catalog.pg_export_snapshot() AS id', 'RELEASE SAVEPOINT dbrest_snapshot');
+    id = String((rows?.[0] as { id?: unknown } | undefined)?.id ?? '');
   } catch {
     await client.query('ROLLBACK TO SAVEPOINT dbrest_snapshot');
     return false;
@@ -54,9 +57,7 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
   // A snapshot id is hex digits and dashes; checked, as SET TRANSACTION SNAPSHOT takes no parameter.
   if (!/^[0-9A-Fa-f-]+$/.test(id)) return false;
   try {
-    await helper.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await helper.query(`SET TRANSACTION SNAPSHOT '${id}'`);
-    await helper.query(CATALOG_SETTINGS_SQL);
+    await many(helper, BEGIN_SQL, `SET TRANSACTION SNAPSHOT '${id}'`, CATALOG_SETTINGS_SQL);
     return true;
   } catch {
     await helper.query('ROLLBACK').catch(() => undefined);
@@ -73,7 +74,7 @@ export async function fetchCatalog(client: CatalogClient, schemas: readonly stri
   const started = performance.now();
   const params = [[...schemas]];
   const run = async (on: CatalogClient, text: string, values?: unknown[]): Promise<unknown[]> => (await on.query(text, values)).rows;
-  await begin(client);
+  await many(client, BEGIN_SQL, CATALOG_SETTINGS_SQL);
   let shared = false;
   let raw: RawCatalog;
   try {
