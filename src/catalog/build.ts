@@ -46,7 +46,6 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
   for (const r of relations) byName.set(qkey(r), r);
 
   const rowTypes = new Set(relations.map((r) => `${r.schema}.${r.name}`));
-  const relationships = buildRelationships(raw.foreignKeys, raw.computedRelationships, keyDeps, byName);
   const routines = sortBy(
     raw.routines.filter((r) => exposed.has(r.schema) && (isCallable(r) || isComputedField(r, rowTypes))).map(toRoutine),
     (r) => [r.schema, r.name, r.signature],
@@ -55,15 +54,33 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
     raw.mediaHandlers.filter((h) => exposed.has(h.function_schema)).map(toMediaHandler),
     (h) => [h.mediaType, h.function.schema, h.function.name, h.relation?.schema ?? '', h.relation?.name ?? ''],
   );
-  return {
-    version: 1,
+  const cache = {
+    version: 1 as const,
     schemas: [...schemas],
     relations,
-    relationships,
+    relationships: [] as Relationship[],
     routines,
     mediaHandlers,
     serverVersion: raw.version[0]?.server_version_num ?? 0,
   };
+  // Relationships are worked out on first use (the first embed, OpenAPI, introspect): on a big
+  // catalog they are the largest part of the build, and a cold start's first requests, reads of
+  // one table, do not need them. An enumerable getter that replaces itself with the value, so the
+  // cache still reads, compares and serialises as the plain value it was (same key order).
+  let relationships: Relationship[] | null = null;
+  Object.defineProperty(cache, 'relationships', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (relationships === null) {
+        relationships = buildRelationships(raw.foreignKeys, raw.computedRelationships, keyDeps, byName);
+        // Now a plain property (not on a frozen cache: its getter just keeps answering).
+        if (Object.isExtensible(cache)) Object.defineProperty(cache, 'relationships', { value: relationships, enumerable: true, writable: false, configurable: false });
+      }
+      return relationships;
+    },
+  });
+  return cache;
 }
 
 // ---------------------------------------------------------------------------------------------

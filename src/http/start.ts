@@ -121,10 +121,13 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
 
   const use = (loaded: LoadedSchemaCache, settings: RoleSettings): void => {
+    // Relationships are worked out on first use (catalog/build.ts). A reload does it before the
+    // swap, so that no request pays for it; the first load leaves it: serving does not wait for it.
+    const relationships = cache !== null ? `, ${loaded.cache.relationships.length} relationships` : '';
     roleSettings = settings;
     cache = loaded.cache;
     connected = true;
-    log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
+    log.info(`schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
     mountTable(app, loaded.cache);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];

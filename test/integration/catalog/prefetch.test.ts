@@ -64,3 +64,29 @@ t.test('a failed prefetch falls back to the ordinary first load', async (t) => {
   t.equal(res.status, 200);
   t.same(res.json(), [{ id: 1 }]);
 });
+
+// Relationships are worked out on first use (build.ts): a read of one table leaves them; the first
+// embed works them out, and they are those of an ordinary load. A reload works them out before
+// the new cache is swapped in, so no request after it pays for them.
+t.test('relationships on first use; a reload works them out before the swap', async (t) => {
+  const config = await testConfig(db.uri, { 'db-schemas': 'public', 'db-anon-role': 'postgres' });
+  const server = await startServer(config, db.uri, createLogger(config.logLevel));
+  t.teardown(() => server.close());
+  const computed = () => typeof Object.getOwnPropertyDescriptor(server.app.cache()!, 'relationships')?.get !== 'function';
+
+  t.equal((await httpRequest(server.url + '/films?select=id&limit=1')).status, 200);
+  t.notOk(computed(), 'a plain read did not work them out');
+  const embed = await httpRequest(server.url + '/films?select=title,directors(name)&id=eq.1');
+  t.equal(embed.status, 200);
+  t.same(embed.json(), [{ title: 'One', directors: null }]);
+  t.ok(computed(), 'the embed did');
+  const expected = await ordinaryCache();
+  t.same(server.app.cache()!.relationships, expected.relationships, 'the same relationships as an ordinary load');
+  t.ok(server.app.cache()!.relationships.length > 5);
+
+  const before = server.app.cache();
+  await server.reloadSchemaCache();
+  t.not(server.app.cache(), before, 'a new cache');
+  t.ok(computed(), 'worked out before the swap');
+  t.same(server.app.cache()!.relationships, expected.relationships);
+});
