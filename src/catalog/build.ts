@@ -46,7 +46,6 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
   for (const r of relations) byName.set(qkey(r), r);
 
   const rowTypes = new Set(relations.map((r) => `${r.schema}.${r.name}`));
-  const relationships = buildRelationships(raw.foreignKeys, raw.computedRelationships, keyDeps, byName);
   const routines = sortBy(
     raw.routines.filter((r) => exposed.has(r.schema) && (isCallable(r) || isComputedField(r, rowTypes))).map(toRoutine),
     (r) => [r.schema, r.name, r.signature],
@@ -55,15 +54,33 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
     raw.mediaHandlers.filter((h) => exposed.has(h.function_schema)).map(toMediaHandler),
     (h) => [h.mediaType, h.function.schema, h.function.name, h.relation?.schema ?? '', h.relation?.name ?? ''],
   );
-  return {
-    version: 1,
+  const cache = {
+    version: 1 as const,
     schemas: [...schemas],
     relations,
-    relationships,
+    relationships: [] as Relationship[],
     routines,
     mediaHandlers,
     serverVersion: raw.version[0]?.server_version_num ?? 0,
   };
+  // Relationships are worked out on first use (the first embed, OpenAPI, introspect): on a big
+  // catalog they are the largest part of the build, and a cold start's first requests, reads of
+  // one table, do not need them. An enumerable getter that replaces itself with the value, so the
+  // cache still reads, compares and serialises as the plain value it was (same key order).
+  let relationships: Relationship[] | null = null;
+  Object.defineProperty(cache, 'relationships', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (relationships === null) {
+        relationships = buildRelationships(raw.foreignKeys, raw.computedRelationships, keyDeps, byName);
+        // Now a plain property (not on a frozen cache: its getter just keeps answering).
+        if (Object.isExtensible(cache)) Object.defineProperty(cache, 'relationships', { value: relationships, enumerable: true, writable: false, configurable: false });
+      }
+      return relationships;
+    },
+  });
+  return cache;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,7 +120,7 @@ function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representati
     name: r.name,
     kind: RELATION_KINDS[r.kind] ?? 'table',
     description: r.description,
-    columns: [...r.columns].sort((a, b) => a.position - b.position).map((c) => toColumn(c, reps)),
+    columns: [...r.columns].sort((a, b) => a[1] - b[1]).map((c) => toColumn(c, reps)),
     primaryKey: isView ? (deps.viewPrimaryKeys.get(qkey(r)) ?? []) : [...r.primary_key],
     insertable: r.insertable,
     updatable: r.updatable,
@@ -112,18 +129,19 @@ function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representati
 }
 
 function toColumn(c: RawColumn, reps: Representations): Column {
-  const representation = reps.get(c.type);
+  const [name, position, type, baseType, nullable, dflt, maxLength, description, enumValues, generated] = c;
+  const representation = reps.get(type);
   return {
-    name: c.name,
-    type: c.type,
-    baseType: c.base_type,
-    nullable: c.nullable,
-    default: c.default,
-    maxLength: c.max_length,
-    description: c.description,
-    enumValues: [...(c.enum_values ?? [])],
-    position: c.position,
-    generated: c.generated,
+    name,
+    type,
+    baseType,
+    nullable,
+    default: dflt,
+    maxLength,
+    description,
+    enumValues: [...(enumValues ?? [])],
+    position,
+    generated,
     ...(representation ? { representation } : {}),
   };
 }
@@ -451,9 +469,16 @@ function buildRelationships(
     fkRel(r.to, r.from, r.cardinality === 'm2o' ? 'o2m' : 'o2o', r.constraintName, r.columns.map(([a, b]) => [b, a] as const), r.isSelf),
   );
 
-  // 4. keep what is between exposed relations (and through an exposed junction).
-  const visible = (r: FkRel): boolean =>
-    relations.has(qkey(r.from)) && relations.has(qkey(r.to)) && (r.junction === null || relations.has(qkey(r.junction.table)));
+  // 4. keep what is between exposed relations (and through an exposed junction). Looked up by
+  //    schema then name: no key string is built for each of the tens of thousands of candidates.
+  const namesBySchema = new Map<string, Set<string>>();
+  for (const r of relations.values()) {
+    const names = namesBySchema.get(r.schema);
+    if (names === undefined) namesBySchema.set(r.schema, new Set([r.name]));
+    else names.add(r.name);
+  }
+  const exposed = (q: QualifiedName): boolean => namesBySchema.get(q.schema)?.has(q.name) === true;
+  const visible = (r: FkRel): boolean => exposed(r.from) && exposed(r.to) && (r.junction === null || exposed(r.junction.table));
 
   // 5. computed relationships; one named like a relation overrides the FK relationships to it.
   const computed: ComputedRelationship[] = computedRows
@@ -472,21 +497,21 @@ function buildRelationships(
     });
   const overridden = new Set(computed.map((c) => `${qkey(c.from)}|${qkey(c.function)}`));
 
-  // Each relationship's key is computed once, for both the de-duplication and the sort.
-  const keyed: Array<readonly [ReadonlyArray<string>, Relationship]> = [];
+  // Each relationship's key is computed once, as one string, for both the de-duplication and the
+  // sort (comparing the joined strings orders them as comparing their parts would: see relationshipKey).
+  const keyed: Array<readonly [string, Relationship]> = [];
   const seen = new Set<string>();
   for (const list of [toOne, inverses, m2m]) {
     for (const r of list) {
-      if (!visible(r) || overridden.has(`${qkey(r.from)}|${qkey(r.to)}`)) continue;
+      if (!visible(r) || (overridden.size > 0 && overridden.has(`${qkey(r.from)}|${qkey(r.to)}`))) continue;
       const k = relationshipKey(r);
-      const joined = k.join('\u0000');
-      if (seen.has(joined)) continue;
-      seen.add(joined);
+      if (seen.has(k)) continue;
+      seen.add(k);
       keyed.push([k, r]);
     }
   }
   for (const c of computed) keyed.push([relationshipKey(c), c]);
-  return keyed.sort((a, b) => cmp(a[0], b[0])).map(([, r]) => r);
+  return keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r);
 }
 
 function fkRel(from: QualifiedName, to: QualifiedName, cardinality: Cardinality, constraintName: string, columns: ColumnPairs, isSelf: boolean): FkRel {
@@ -495,16 +520,17 @@ function fkRel(from: QualifiedName, to: QualifiedName, cardinality: Cardinality,
 
 const CARDINALITY_ORDER: Readonly<Record<Cardinality, string>> = { m2o: '0', o2m: '1', o2o: '2', m2m: '3' };
 
-function relationshipKey(r: Relationship): string[] {
-  const base = [r.from.schema, r.from.name, r.to.schema, r.to.name, r.kind === 'fk' ? '0' : '1', CARDINALITY_ORDER[r.cardinality]];
-  if (r.kind === 'computed') return [...base, r.function.schema, r.function.name];
+/**
+ * The sort key of a relationship: its parts joined by NUL. No part contains NUL (PostgreSQL names
+ * cannot), and NUL sorts before every other code unit, so comparing two joined keys gives the
+ * order of comparing their parts one by one in code-unit order.
+ */
+function relationshipKey(r: Relationship): string {
+  const base = `${r.from.schema}\u0000${r.from.name}\u0000${r.to.schema}\u0000${r.to.name}\u0000${r.kind === 'fk' ? '0' : '1'}\u0000${CARDINALITY_ORDER[r.cardinality]}`;
+  if (r.kind === 'computed') return `${base}\u0000${r.function.schema}\u0000${r.function.name}`;
   const j = r.junction;
-  return [
-    ...base,
-    r.constraintName,
-    j === null ? '' : `${j.table.schema}.${j.table.name}|${j.constraintFrom}|${j.constraintTo}|${pairsKey(j.columnsFrom)}|${pairsKey(j.columnsTo)}`,
-    pairsKey(r.columns),
-  ];
+  const junction = j === null ? '' : `${j.table.schema}.${j.table.name}|${j.constraintFrom}|${j.constraintTo}|${pairsKey(j.columnsFrom)}|${pairsKey(j.columnsTo)}`;
+  return `${base}\u0000${r.constraintName}\u0000${junction}\u0000${pairsKey(r.columns)}`;
 }
 
 const pairsKey = (p: ColumnPairs): string => p.map(([a, b]) => `${a}\u0001${b}`).join('\u0002');

@@ -5,7 +5,6 @@ import type { Column, MediaHandler, QualifiedName, Relation, Relationship, Routi
 
 interface Indexes {
   readonly relations: ReadonlyMap<string, Relation>;
-  readonly relationshipsFrom: ReadonlyMap<string, Relationship[]>;
   readonly routines: ReadonlyMap<string, Routine[]>;
   readonly computedFields: ReadonlyMap<string, Routine[]>;
   /** Aggregates over one relation's row type: relation key → media type → handler. */
@@ -29,13 +28,6 @@ function indexesOf(cache: SchemaCache): Indexes {
   if (ix !== undefined) return ix;
   const relations = new Map<string, Relation>();
   for (const r of cache.relations) relations.set(qkey(r), r);
-  const relationshipsFrom = new Map<string, Relationship[]>();
-  for (const r of cache.relationships) {
-    const k = qkey(r.from);
-    const list = relationshipsFrom.get(k);
-    if (list === undefined) relationshipsFrom.set(k, [r]);
-    else list.push(r);
-  }
   const routines = new Map<string, Routine[]>();
   for (const r of cache.routines) {
     const k = qkey(r);
@@ -72,7 +64,7 @@ function indexesOf(cache: SchemaCache): Indexes {
       if (!anyHandlers.has(h.mediaType)) anyHandlers.set(h.mediaType, h);
     } else addTo(relationHandlers, qkey(h.relation), h);
   }
-  ix = { relations, relationshipsFrom, routines, computedFields, relationHandlers, anyHandlers, functionHandlers };
+  ix = { relations, routines, computedFields, relationHandlers, anyHandlers, functionHandlers };
   indexes.set(cache, ix);
   return ix;
 }
@@ -81,9 +73,23 @@ export function findRelation(cache: SchemaCache, schema: string, name: string): 
   return indexesOf(cache).relations.get(key(schema, name));
 }
 
+/** Relationships by `from`, apart from the other indexes: cache.relationships is worked out on first use (build.ts). */
+const relationshipIndexes = new WeakMap<SchemaCache, ReadonlyMap<string, Relationship[]>>();
+
 /** Relationships whose `from` is the relation, in the cache's (sorted) order. */
 export function relationshipsFrom(cache: SchemaCache, schema: string, name: string): Relationship[] {
-  return indexesOf(cache).relationshipsFrom.get(key(schema, name)) ?? [];
+  let ix = relationshipIndexes.get(cache);
+  if (ix === undefined) {
+    const byFrom = new Map<string, Relationship[]>();
+    for (const r of cache.relationships) {
+      const k = qkey(r.from);
+      const list = byFrom.get(k);
+      if (list === undefined) byFrom.set(k, [r]);
+      else list.push(r);
+    }
+    relationshipIndexes.set(cache, (ix = byFrom));
+  }
+  return ix.get(key(schema, name)) ?? [];
 }
 
 /** All overloads of a routine, in signature order; empty when there is none. */

@@ -11,7 +11,8 @@ import { listExamples } from '../embedded/examples.js';
 import { bootstrapEmbedded, EMBEDDED_ANON_ROLE } from '../embedded/bootstrap.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded/postgres.js';
 import { passwordOf } from '../embedded/uri.js';
-import { startServer } from '../http/start.js';
+import { prefetchSchemaCache } from '../catalog/prefetch.js';
+import { cacheSchemas } from '../mount/check.js';
 import { createLogger, maskUri } from '../observe/log.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
@@ -74,7 +75,12 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
 
   let server;
   try {
-    server = await startServer(effective, dbUri, log, { rereadConfig });
+    // The schema cache starts loading now, while the server's modules load (startup overlaps the
+    // catalog queries: the bulk of a cold start on a big schema). Its failure is handled by startServer.
+    const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
+    prefetched.catch(() => undefined);
+    const { startServer } = await import('../http/start.js');
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched });
   } catch (e) {
     await embedded?.stop();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
-import { loadSchemaCache, openCatalogHelper } from '../catalog/load.js';
+import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from '../catalog/load.js';
+import type { PrefetchedSchemaCache } from '../catalog/prefetch.js';
 import { listenForNotifications } from '../catalog/reload.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
@@ -53,6 +54,8 @@ const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
 export interface StartOptions {
   /** Re-read the configuration (for NOTIFY 'reload config'); null when it has problems. */
   readonly rereadConfig?: () => Promise<AppConfig | null>;
+  /** A first schema-cache load already under way (catalog/prefetch.ts); if it fails, the first load runs as usual. */
+  readonly prefetched?: Promise<PrefetchedSchemaCache>;
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {
@@ -117,19 +120,33 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (wake !== null && performance.now() - lastAttempt >= RETRY_INITIAL_MS) wake();
   };
 
+  const use = (loaded: LoadedSchemaCache, settings: RoleSettings): void => {
+    // Relationships are worked out on first use (catalog/build.ts). A reload does it before the
+    // swap, so that no request pays for it; the first load leaves it: serving does not wait for it.
+    const relationships = cache !== null ? `, ${loaded.cache.relationships.length} relationships` : '';
+    roleSettings = settings;
+    cache = loaded.cache;
+    connected = true;
+    log.info(`schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
+    mountTable(app, loaded.cache);
+    readyWaiters.forEach((w) => w());
+    readyWaiters = [];
+  };
+  let prefetched = opts.prefetched ?? null;
   const load = async () => {
+    const first = prefetched;
+    prefetched = null;
+    if (first !== null) {
+      // Failed: load again the ordinary way, which reports why (and retries while the database is away).
+      const got = await first.catch(() => null);
+      if (got !== null) return use(got.loaded, got.roleSettings);
+    }
     // The catalog is read on two connections at once: the pooled one and a short-lived helper
     // outside the pool (with db-pool=1 a second pooled one would wait for the first).
     const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
       const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
-      roleSettings = await fetchRoleSettings(client, config.dbHoistedTxSettings);
-      cache = loaded.cache;
-      connected = true;
-      log.info(`schema cache loaded: ${loaded.cache.relations.length} relations, ${loaded.cache.relationships.length} relationships, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
-      mountTable(app, loaded.cache);
-      readyWaiters.forEach((w) => w());
-      readyWaiters = [];
+      use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings));
     } finally {
       client.release();
       await helper?.close();

@@ -37,11 +37,13 @@ JOIN pg_class tab ON tab.oid = fk.conrelid
 JOIN pg_namespace ns1 ON ns1.oid = tab.relnamespace
 JOIN pg_class other ON other.oid = fk.confrelid
 JOIN pg_namespace ns2 ON ns2.oid = other.relnamespace
+-- Each name by its (attrelid, attnum) key: a lookup, whatever join method the planner may use.
 CROSS JOIN LATERAL (
-  SELECT json_agg(json_build_array(ca.attname, ra.attname) ORDER BY k.ord) AS pairs
+  SELECT json_agg(json_build_array(
+    (SELECT ca.attname FROM pg_attribute ca WHERE ca.attrelid = fk.conrelid AND ca.attnum = k.col),
+    (SELECT ra.attname FROM pg_attribute ra WHERE ra.attrelid = fk.confrelid AND ra.attnum = k.ref)
+  ) ORDER BY k.ord) AS pairs
   FROM unnest(fk.conkey, fk.confkey) WITH ORDINALITY AS k (col, ref, ord)
-  JOIN pg_attribute ca ON ca.attrelid = fk.conrelid AND ca.attnum = k.col
-  JOIN pg_attribute ra ON ra.attrelid = fk.confrelid AND ra.attnum = k.ref
 ) AS cols
 WHERE fk.contype = 'f'
   AND fk.conparentid = 0

@@ -1,13 +1,11 @@
 // Relations of the exposed schemas (tables, views, materialized views, foreign and partitioned
-// tables) with their columns and primary key, one row per relation. Partitions are left out, as
-// PostgREST does: a partitioned table is reached through its parent.
+// tables) with their primary key, one row per relation, and their columns. Partitions are left
+// out, as PostgREST does: a partitioned table is reached through its parent. Two queries, so that
+// fetch.ts can run them on two connections at once: on a big catalog the columns are most of the
+// work (35,000 columns at 5,000 tables), and the relations, keys and the other queries the rest.
+// Both are run with `search_path = ''`, so that format_type() qualifies every type outside
+// pg_catalog (`public.mood`).
 
-/**
- * Parameters: `$1::text[]` exposed schemas, `$2::int` / `$3::int` the share to read (1 / 0: all).
- * One row per relation (`RawRelationRow` in raw.ts),
- * columns and primary key as JSON arrays. Run with `search_path = ''` so that format_type()
- * qualifies every type outside pg_catalog (`public.mood`).
- */
 /**
  * CTEs `domain_bases` / `domain_base`: every domain with the base type it finally rests on
  * (domains may be stacked). Needs WITH RECURSIVE; shared with routines.ts.
@@ -26,9 +24,20 @@ domain_base AS (
   WHERE b.typtype <> 'd'
 )`;
 
+/** The relations: pg_class rows of the exposed schemas ($1::text[]) of the kinds we serve. */
+const EXPOSED_RELATIONS = `
+  FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = ANY ($1::text[])
+    AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+    AND NOT c.relispartition`;
+
+/**
+ * Parameters: `$1::text[]` exposed schemas. One row per relation (`RawRelationRow` in raw.ts
+ * without `columns`: fetch.ts adds them from COLUMNS_SQL), primary key as a JSON array.
+ */
 export const RELATIONS_SQL = `
-WITH RECURSIVE
-${DOMAIN_BASE_CTE},
+WITH
 rels AS (
   SELECT
     c.oid, n.nspname, c.relname, c.relkind,
@@ -46,14 +55,41 @@ rels AS (
       ) THEN pg_relation_is_updatable(c.oid::regclass, true)
       ELSE 0
     END AS updatable_mask
-  FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = ANY ($1::text[])
-    AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
-    AND NOT c.relispartition
-    -- One share of the relations ($2 shares, this is number $3): fetch.ts reads the shares on
-    -- parallel connections. 1 and 0 read them all.
-    AND c.oid::bigint % $2::int = $3::int
+  ${EXPOSED_RELATIONS}
+),
+primary_keys AS (
+  SELECT con.conrelid, json_agg(a.attname ORDER BY k.ord) AS columns
+  FROM pg_constraint con
+  CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
+  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+  WHERE con.contype = 'p' AND con.conrelid IN (SELECT oid FROM rels)
+  GROUP BY con.conrelid
+)
+SELECT
+  r.oid,
+  r.nspname AS schema,
+  r.relname AS name,
+  r.relkind::text AS kind,
+  d.description,
+  (r.updatable_mask & 8) = 8 AS insertable,
+  (r.updatable_mask & 4) = 4 AS updatable,
+  (r.updatable_mask & 16) = 16 AS deletable,
+  coalesce(pk.columns, '[]'::json) AS primary_key
+FROM rels r
+LEFT JOIN pg_description d ON d.objoid = r.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+LEFT JOIN primary_keys pk ON pk.conrelid = r.oid
+ORDER BY r.nspname, r.relname
+`;
+
+/**
+ * Parameters: `$1::text[]` exposed schemas. One row `{ oid, columns }` per relation that has
+ * columns: `columns` a JSON array of RawColumn (raw.ts), in attnum order.
+ */
+export const COLUMNS_SQL = `
+WITH RECURSIVE
+${DOMAIN_BASE_CTE},
+rels AS (
+  SELECT c.oid${EXPOSED_RELATIONS}
 ),
 enum_labels AS (
   SELECT e.enumtypid, json_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels
@@ -63,30 +99,31 @@ enum_labels AS (
 columns AS (
   SELECT
     a.attrelid,
-    json_agg(json_build_object(
-      'name', a.attname,
-      'position', a.attnum,
+    -- one array per column, in RawColumn's order (raw.ts)
+    json_agg(json_build_array(
+      a.attname,                                                             -- name
+      a.attnum,                                                              -- position
       -- the declared type with its modifier: character varying(200), text[], public.mood
-      'type', format_type(a.atttypid, a.atttypmod),
+      format_type(a.atttypid, a.atttypmod),
       -- domains resolved to their base, arrays to their element: int4, text, mood
-      'base_type', CASE WHEN bt.typcategory = 'A' AND bt.typelem <> 0 THEN et.typname ELSE bt.typname END,
-      'nullable', NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)),
-      'default', CASE
+      CASE WHEN bt.typcategory = 'A' AND bt.typelem <> 0 THEN et.typname ELSE bt.typname END,
+      NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)),              -- nullable
+      CASE                                                                   -- default
         WHEN a.attgenerated <> '' THEN NULL                                  -- GENERATED ALWAYS AS (...)
         WHEN a.attidentity = 'd' THEN format('nextval(%L::regclass)', seq.objid::regclass::text)  -- BY DEFAULT AS IDENTITY
-        WHEN ad.adbin IS NOT NULL THEN pg_get_expr(ad.adbin, ad.adrelid)
+        WHEN ad.adbin IS NOT NULL THEN pg_get_expr(ad.adbin, 0)             -- names no column: no relation context
         WHEN t.typtype = 'd' THEN pg_get_expr(t.typdefaultbin, 0)            -- CREATE DOMAIN ... DEFAULT
       END,
       -- information_schema.columns.character_maximum_length, inlined (_pg_char_max_length of
       -- _pg_truetypid/_pg_truetypmod): varchar(n)/char(n) → n, bit(n)/varbit(n) → n
-      'max_length', CASE
+      CASE                                                                   -- max_length
         WHEN tm.typmod = -1 THEN NULL
         WHEN tm.typid IN ('bpchar'::regtype, 'varchar'::regtype) THEN tm.typmod - 4
         WHEN tm.typid IN ('bit'::regtype, 'varbit'::regtype) THEN tm.typmod
       END,
-      'description', cd.description,
-      'enum_values', coalesce(el.labels, '[]'::json),
-      'generated', a.attgenerated <> ''
+      cd.description,
+      coalesce(el.labels, '[]'::json),                                       -- enum values
+      a.attgenerated <> ''                                                   -- generated
     ) ORDER BY a.attnum) AS columns
   FROM rels r
   JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -107,29 +144,6 @@ columns AS (
   LEFT JOIN pg_description cd
     ON cd.objoid = a.attrelid AND cd.classoid = 'pg_class'::regclass AND cd.objsubid = a.attnum
   GROUP BY a.attrelid
-),
-primary_keys AS (
-  SELECT con.conrelid, json_agg(a.attname ORDER BY k.ord) AS columns
-  FROM pg_constraint con
-  CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k (attnum, ord)
-  JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
-  WHERE con.contype = 'p' AND con.conrelid IN (SELECT oid FROM rels)
-  GROUP BY con.conrelid
 )
-SELECT
-  r.oid,
-  r.nspname AS schema,
-  r.relname AS name,
-  r.relkind::text AS kind,
-  d.description,
-  (r.updatable_mask & 8) = 8 AS insertable,
-  (r.updatable_mask & 4) = 4 AS updatable,
-  (r.updatable_mask & 16) = 16 AS deletable,
-  coalesce(pk.columns, '[]'::json) AS primary_key,
-  coalesce(cols.columns, '[]'::json) AS columns
-FROM rels r
-LEFT JOIN pg_description d ON d.objoid = r.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-LEFT JOIN primary_keys pk ON pk.conrelid = r.oid
-LEFT JOIN columns cols ON cols.attrelid = r.oid
-ORDER BY r.nspname, r.relname
+SELECT attrelid AS oid, columns FROM columns
 `;

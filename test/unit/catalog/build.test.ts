@@ -27,10 +27,8 @@ const fkSummary = (cache: SchemaCache, from: string, to: string) =>
 // ---------------------------------------------------------------------------------------------
 // hand-written catalogs
 
-const column = (name: string, position: number, type = 'integer'): RawColumn => ({
-  name, position, type, base_type: type === 'integer' ? 'int4' : type, nullable: true, default: null, max_length: null,
-  description: null, enum_values: [], generated: false,
-});
+const column = (name: string, position: number, type = 'integer'): RawColumn =>
+  [name, position, type, type === 'integer' ? 'int4' : type, true, null, null, null, [], false];
 
 let nextOid = 1000;
 const table = (schema: string, name: string, cols: string[], pk: string[], kind: RawRelationRow['kind'] = 'r'): RawRelationRow => ({
@@ -61,7 +59,7 @@ function evAction(entries: Array<[number, string, number, number]>, extraRtable 
 }
 
 const viewSource = (rel: RawRelationRow, definition: string | null): RawViewSourceRow => ({
-  oid: rel.oid, schema: rel.schema, name: rel.name, kind: rel.kind, columns: rel.columns.map((c) => c.name),
+  oid: rel.oid, schema: rel.schema, name: rel.name, kind: rel.kind, columns: rel.columns.map((c) => c[0]),
   primary_key: rel.primary_key, definition,
 });
 
