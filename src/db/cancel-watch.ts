@@ -10,6 +10,7 @@
 // reach a later batch of the connection, the next request's included.
 import type { Lease } from './leases.js';
 import { sendCancel } from './cancel.js';
+import type { GoneSignal } from '../request/gone.js';
 
 /** How often a disconnected request whose batch waits behind others checks again. */
 const RETRY_MS = 5;
@@ -19,7 +20,7 @@ export interface CancelWatch {
   finish(): Promise<void>;
 }
 
-export function watchDisconnect(lease: Lease, signal: AbortSignal | undefined): CancelWatch | null {
+export function watchDisconnect(lease: Lease, signal: GoneSignal | undefined): CancelWatch | null {
   if (!signal) return null;
   let ended = false;
   let cancelling: Promise<void> | null = null;

@@ -10,6 +10,7 @@ import { BatchError, runBatch, type BatchResult, type BatchStatement } from './b
 import { watchDisconnect } from './cancel-watch.js';
 import { leases, type Lease } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
+import type { GoneSignal } from '../request/gone.js';
 
 export interface RequestTransaction {
   readonly readOnly: boolean;
@@ -22,7 +23,7 @@ export interface RequestTransaction {
   readonly end: 'commit' | 'rollback';
   readonly prepared: boolean;
   /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
-  readonly signal?: AbortSignal;
+  readonly signal?: GoneSignal;
 }
 
 export type TxOutcome =
