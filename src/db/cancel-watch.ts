@@ -16,8 +16,8 @@ import type { GoneSignal } from '../request/gone.js';
 const RETRY_MS = 5;
 
 export interface CancelWatch {
-  /** The batch has ended: stop watching; settles once no cancel request is in flight. */
-  finish(): Promise<void>;
+  /** The batch has ended: stop watching; a promise that settles when the cancel request in flight has been processed, null when none is. */
+  finish(): Promise<void> | null;
 }
 
 export function watchDisconnect(lease: Lease, signal: GoneSignal | undefined): CancelWatch | null {
@@ -38,7 +38,7 @@ export function watchDisconnect(lease: Lease, signal: GoneSignal | undefined): C
       ended = true;
       signal.removeEventListener('abort', attempt);
       if (timer) clearTimeout(timer);
-      return cancelling ?? Promise.resolve();
+      return cancelling;
     },
   };
 }

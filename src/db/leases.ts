@@ -54,8 +54,20 @@ export class LeaseManager {
 
   /** A connection for one batch of request class `key` (e.g. its main statement's text). */
   async acquire(key: string | null = null): Promise<Lease> {
+    return this.tryShare(key) ?? this.connect(key);
+  }
+
+  /**
+   * A busy connection the batch may join right now, or null (then `connect`). Split from acquire
+   * so the common case, joining, costs the caller no promise and no await.
+   */
+  tryShare(key: string | null): Lease | null {
     const shared = this.shareable(key, this.hasFreeConnection());
-    if (shared) return this.lease(shared, key);
+    return shared ? this.lease(shared, key) : null;
+  }
+
+  /** A connection of the pool's for the batch (it may then be joined by others). */
+  async connect(key: string | null): Promise<Lease> {
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
     const client = await this.pool.connect();
     const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, broken: null };
