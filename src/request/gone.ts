@@ -14,7 +14,7 @@ export class ClientGone implements GoneSignal {
   // One listener is the usual case (the batch's cancel watch or the stream's); more are kept in an array.
   private listeners: Array<() => void> | null = null;
 
-  addEventListener(_type: 'abort', listener: () => void): void {
+  addEventListener(_type: 'abort', listener: () => void, _options?: { once?: boolean }): void {
     if (this.aborted) return; // as EventTarget: an event already dispatched is not replayed
     (this.listeners ??= []).push(listener);
   }
