@@ -128,7 +128,9 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
           connection.parse({ text: st.text, name, types: [] });
         }
         connection.bind({ portal: '', statement: name, values: st.values as unknown[], valueMapper: prepareValue });
-        connection.describe({ type: 'P', name: '' });
+        // Rows nobody reads need no description: one message less each way, and no
+        // RowDescription for PostgreSQL to build nor for pg to parse (the context settings).
+        if (!st.discard) connection.describe({ type: 'P', name: '' });
         connection.execute({ portal: '', rows: 0 });
       }
       connection.sync();

@@ -10,16 +10,17 @@
 // reach a later batch of the connection, the next request's included.
 import type { Lease } from './leases.js';
 import { sendCancel } from './cancel.js';
+import type { GoneSignal } from '../request/gone.js';
 
 /** How often a disconnected request whose batch waits behind others checks again. */
 const RETRY_MS = 5;
 
 export interface CancelWatch {
-  /** The batch has ended: stop watching; settles once no cancel request is in flight. */
-  finish(): Promise<void>;
+  /** The batch has ended: stop watching; a promise that settles when the cancel request in flight has been processed, null when none is. */
+  finish(): Promise<void> | null;
 }
 
-export function watchDisconnect(lease: Lease, signal: AbortSignal | undefined): CancelWatch | null {
+export function watchDisconnect(lease: Lease, signal: GoneSignal | undefined): CancelWatch | null {
   if (!signal) return null;
   let ended = false;
   let cancelling: Promise<void> | null = null;
@@ -37,7 +38,7 @@ export function watchDisconnect(lease: Lease, signal: AbortSignal | undefined): 
       ended = true;
       signal.removeEventListener('abort', attempt);
       if (timer) clearTimeout(timer);
-      return cancelling ?? Promise.resolve();
+      return cancelling;
     },
   };
 }

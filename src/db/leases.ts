@@ -9,7 +9,9 @@
 // Which connection may be joined is db/share-policy.ts's call, from measured batch times per
 // request class: a batch waits behind at most one batch not known to be fast, and a connection
 // whose head batch runs longer than usual takes no more, so those requests wait for the pool as
-// before (and get DBRST003 when db-pool-acquisition-timeout passes).
+// before (and get DBRST003 when db-pool-acquisition-timeout passes). Those that wait are served in
+// the order they came, by a connection they may join or one of the pool's, whichever is first; a
+// request that comes while others wait queues behind them instead of joining past them.
 import type pg from 'pg';
 import { SharePolicy } from './share-policy.js';
 
@@ -44,8 +46,25 @@ interface Shared {
   held?: boolean;
 }
 
+/** A request waiting for a connection (to join or of its own), first come first served. */
+interface Waiter {
+  readonly key: string | null;
+  readonly resolve: (lease: Lease) => void;
+  readonly reject: (e: Error) => void;
+  served: boolean;
+}
+
 export class LeaseManager {
   private readonly busy = new Map<pg.PoolClient, Shared>();
+  /**
+   * Requests that could not join a connection when they came, oldest first. While any waits, a
+   * new request does not join a connection either but queues behind it: otherwise requests that
+   * keep arriving keep busy connections busy (a connection goes back to the pool only once its
+   * last batch is answered) and a waiting one could be overtaken again and again — a long tail.
+   * A waiter is served by whichever comes first: a connection it may join (checked each time a
+   * batch is answered) or a connection from the pool.
+   */
+  private readonly waiting: Waiter[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -54,13 +73,71 @@ export class LeaseManager {
 
   /** A connection for one batch of request class `key` (e.g. its main statement's text). */
   async acquire(key: string | null = null): Promise<Lease> {
+    return this.tryShare(key) ?? this.connect(key);
+  }
+
+  /**
+   * A busy connection the batch may join right now, or null (then `connect`). Split from acquire
+   * so the common case, joining, costs the caller no promise and no await.
+   */
+  tryShare(key: string | null): Lease | null {
+    if (this.waiting.length > 0) return null; // no overtaking those that wait
     const shared = this.shareable(key, this.hasFreeConnection());
-    if (shared) return this.lease(shared, key);
+    return shared ? this.lease(shared, key) : null;
+  }
+
+  /**
+   * Wait in line for a connection: one of the pool's, or a busy one the batch may join once it is
+   * first in line. Rejects when the pool's acquisition timeout passes first.
+   */
+  connect(key: string | null): Promise<Lease> {
+    return new Promise<Lease>((resolve, reject) => {
+      const w: Waiter = { key, resolve, reject, served: false };
+      this.waiting.push(w);
+      // Every waiter asks the pool once; a connection the pool gives goes to the first in line,
+      // or back when nobody waits any more (its waiter joined a busy connection meanwhile).
+      this.pool.connect().then(
+        (client) => this.granted(client),
+        (e: Error) => {
+          if (w.served) return;
+          w.served = true;
+          this.waiting.splice(this.waiting.indexOf(w), 1);
+          reject(e);
+          this.serveWaiting(); // those behind it may be able to join now
+        },
+      );
+    });
+  }
+
+  /** Requests waiting in line for a connection (tests, metrics). */
+  waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  private granted(client: pg.PoolClient): void {
+    const w = this.waiting.shift();
+    if (!w) {
+      client.release();
+      return;
+    }
+    w.served = true;
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
-    const client = await this.pool.connect();
     const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, broken: null };
     this.busy.set(client, entry);
-    return this.lease(entry, key);
+    w.resolve(this.lease(entry, w.key));
+    this.serveWaiting();
+  }
+
+  /** Let waiters join busy connections, in order, while the policy allows the first one to. */
+  private serveWaiting(): void {
+    while (this.waiting.length > 0) {
+      const w = this.waiting[0]!;
+      const shared = this.shareable(w.key, this.hasFreeConnection());
+      if (!shared) return;
+      this.waiting.shift();
+      w.served = true;
+      w.resolve(this.lease(shared, w.key));
+    }
   }
 
   /** A connection of its own that no batch joins until released (a cursor's: db/cursor.ts). */
@@ -115,7 +192,7 @@ export class LeaseManager {
         if (entry.inFlight.length === 0) {
           this.busy.delete(entry.client);
           entry.client.release(entry.broken ?? undefined);
-        }
+        } else if (this.waiting.length > 0) this.serveWaiting();
       },
     };
   }

@@ -8,8 +8,9 @@ import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';
 import { BatchError, runBatch, type BatchResult, type BatchStatement } from './batch.js';
 import { watchDisconnect } from './cancel-watch.js';
-import { leases, type Lease } from './leases.js';
+import { leases } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
+import type { GoneSignal } from '../request/gone.js';
 
 export interface RequestTransaction {
   readonly readOnly: boolean;
@@ -22,7 +23,7 @@ export interface RequestTransaction {
   readonly end: 'commit' | 'rollback';
   readonly prepared: boolean;
   /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
-  readonly signal?: AbortSignal;
+  readonly signal?: GoneSignal;
 }
 
 export type TxOutcome =
@@ -93,12 +94,16 @@ export function contextPrelude(tx: Pick<RequestTransaction, 'readOnly' | 'settin
 }
 
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
-  let lease: Lease;
-  try {
-    // The request's class for the sharing policy: the shape of its (first) main statement.
-    lease = await leases(pool).acquire(tx.statements[0]?.text ?? null);
-  } catch (e) {
-    return { ok: false, kind: 'acquire', error: e as Error };
+  // The request's class for the sharing policy: the shape of its (first) main statement.
+  const key = tx.statements[0]?.text ?? null;
+  const manager = leases(pool);
+  let lease = manager.tryShare(key);
+  if (lease === null) {
+    try {
+      lease = await manager.connect(key);
+    } catch (e) {
+      return { ok: false, kind: 'acquire', error: e as Error };
+    }
   }
   const started = performance.now();
   const prelude = contextPrelude(tx);
@@ -112,9 +117,12 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   // only once no cancel request is in flight. Not with the closing ROLLBACK below queued behind
   // the batch: a late cancel could hit it and leave the explicit transaction open.
   const watch = tx.end === 'commit' ? watchDisconnect(lease, tx.signal) : null;
-  const release = async (broken?: Error): Promise<void> => {
-    if (watch) await watch.finish();
-    lease.release(broken);
+  const leased = lease;
+  // Waits only when a cancel request is in flight (the client went away): otherwise no await.
+  const release = (broken?: Error): Promise<void> | void => {
+    const cancelling = watch?.finish();
+    if (cancelling) return cancelling.then(() => leased.release(broken));
+    leased.release(broken);
   };
   // A failure inside BEGIN … ROLLBACK leaves the explicit transaction open and aborted, and other
   // batches may be pipelined behind this one on the connection: a second ROLLBACK, queued right
@@ -122,8 +130,9 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
   const closing = tx.end === 'rollback' ? runBatch(lease.client, [{ text: 'ROLLBACK', values: [] }]).catch(() => undefined) : null;
   try {
     const results = await running;
-    await closing;
-    await release();
+    if (closing) await closing;
+    const releasing = release();
+    if (releasing) await releasing;
     return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
   } catch (e) {
     await closing;

@@ -87,6 +87,8 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     }
   }
   if (!result.ok) return fail(result.error);
+  // Server-Timing only: without it, the response goes out as the action built it (no copies).
+  if (!app.config.serverTimingEnabled) return { response: result.value, errorCode: null };
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
   return { response: { ...result.value, timings }, errorCode: null };
 }

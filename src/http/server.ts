@@ -5,6 +5,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import chalk from 'chalk';
 import { errors } from '../errors/catalog.js';
+import { ClientGone } from '../request/gone.js';
 import type { HttpInput } from '../request/http-input.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
@@ -58,15 +59,22 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
 type HeaderValue = string | ReadonlyArray<string>;
 
 function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): Record<string, string | number | string[]> {
-  const byLower = new Map<string, [string, string | string[]]>();
+  // Built in place (this runs for every response): a later spelling deletes the earlier one and
+  // is added anew, so the order is that in which the winning values were set.
+  // No prototype: a header named `__proto__` (SQL may set any name) stays a header.
+  const out = Object.create(null) as Record<string, string | number | string[]>;
+  const nameOf = new Map<string, string>(); // lower-cased → the spelling in `out`
   for (const source of sources) {
-    for (const [name, value] of Object.entries(source)) {
+    for (const name in source) {
+      const value = source[name]!;
       const key = name.toLowerCase();
-      byLower.delete(key); // re-inserted: keeps the order in which the winning values were set
-      byLower.set(key, [name, Array.isArray(value) ? [...value] : (value as string)]);
+      const prev = nameOf.get(key);
+      if (prev !== undefined) delete out[prev];
+      nameOf.set(key, name);
+      out[name] = Array.isArray(value) ? [...value] : (value as string);
     }
   }
-  return Object.fromEntries(byLower.values());
+  return out;
 }
 
 /**
@@ -128,7 +136,7 @@ export function createHttpServer(app: AppState): HttpServer {
     const preflight = corsPreflight(cors, app.config.serverCorsAllowedOrigins);
     // Aborted when the client goes away before the answer is sent: its query is cancelled
     // (db/cancel-watch.ts, http/stream.ts).
-    const gone = new AbortController();
+    const gone = new ClientGone();
     const onClose = () => {
       if (!res.writableFinished) gone.abort();
     };
@@ -143,8 +151,8 @@ export function createHttpServer(app: AppState): HttpServer {
       if (preflight) handled = { response: preflight, errorCode: null };
       else {
         const input: HttpInput = body === TOO_LARGE
-          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true, signal: gone.signal }
-          : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, signal: gone.signal };
+          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true, signal: gone }
+          : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, signal: gone };
         handled = await handleRequest(input, app);
       }
     } catch (e) {

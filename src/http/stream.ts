@@ -29,6 +29,7 @@ import { contextSettings } from '../sql/tx-settings.js';
 import type { Logger } from '../observe/log.js';
 import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
+import { holdYoungGeneration } from './young-gen.js';
 
 /** Bytes of rows asked for per Execute once streaming (the batch size adapts to the row size). */
 const BATCH_BYTES = 64 * 1024;
@@ -159,6 +160,7 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
   const onDrain = () => wake?.();
   res.on('close', onClose);
   res.on('drain', onDrain);
+  const releaseYoungGeneration = holdYoungGeneration();
   // Rows per Execute: about BATCH_BYTES of them, judged by the first batch.
   const firstText = opening(f, first) + rowsText(f, first.rows, true);
   const perRow = first.rows.length > 0 ? firstText.length / first.rows.length : 100;
@@ -193,6 +195,7 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
     res.destroy();
     await cursor.close(true);
   } finally {
+    releaseYoungGeneration();
     res.off('close', onClose);
     res.off('drain', onDrain);
   }

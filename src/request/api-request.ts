@@ -1,6 +1,7 @@
 // ApiRequest: one HTTP request parsed into data (no schema knowledge yet). Built by
 // request/parse-request.ts, consumed by the planners.
 import type { MediaRange, Preferences, QueryParams, RangeHeader } from './types.js';
+import type { GoneSignal } from './gone.js';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PATCH' | 'PUT' | 'DELETE' | 'OPTIONS';
 
@@ -37,5 +38,5 @@ export interface ApiRequest {
   /** The raw query string (after `?`, still percent-encoded; '' when none). */
   readonly search: string;
   /** HttpInput.signal: the client went away (db/cancel-watch.ts, http/stream.ts). */
-  readonly signal?: AbortSignal;
+  readonly signal?: GoneSignal;
 }

@@ -1,4 +1,5 @@
 // The HTTP request as plain data: what http/server.ts reads off the socket, before any parsing.
+import type { GoneSignal } from './gone.js';
 
 export interface HttpInput {
   readonly method: string;
@@ -10,7 +11,7 @@ export interface HttpInput {
   /** The body was larger than server-max-body-size and was not read (answered 413). */
   readonly bodyTooLarge?: boolean;
   /** Aborted when the client goes away before its answer was sent (its query is then cancelled). */
-  readonly signal?: AbortSignal;
+  readonly signal?: GoneSignal;
 }
 
 export function headerValue(input: HttpInput, name: string): string | undefined {

@@ -83,7 +83,11 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     : null;
 
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(input.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const raw = input.headers;
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
 
   return ok({
     method,

@@ -117,3 +117,68 @@ t.test('pipelined batches on one connection stay separate transactions', async (
   t.ok(after.ok, 'the connection is usable afterwards (no aborted transaction left open)');
   t.equal(pool.totalCount, 1, 'all of it on one connection');
 });
+
+t.test('requests that wait are served in order, and a newcomer does not join past them', async (t) => {
+  const db = await createTestDatabase();
+  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  for (let i = 0; i < 3; i++) manager.policy.record('q', 0.5); // class 'q' is fast (0.5 ms)
+  // The one connection runs three fast batches, pipelined while the head was fresh.
+  const a1 = await manager.acquire('q');
+  const a2 = await manager.acquire('q');
+  const a3 = await manager.acquire('q');
+  t.equal(a3.client, a1.client);
+  await sleep(10); // the head has run 20 × its class's usual time: nobody joins now
+  const order: string[] = [];
+  const b = manager.acquire('unknown').then((l) => (order.push('b'), l));
+  await tick();
+  t.equal(manager.waitingCount(), 1, 'a batch that may not join waits');
+  a1.release();
+  await tick();
+  // The head (a2) is fresh again. A batch not known fast may not be third on a connection, but a
+  // fast one could join: it must not go past the one waiting.
+  const d = manager.acquire('q').then((l) => (order.push('d'), l));
+  await tick();
+  t.equal(manager.waitingCount(), 2, 'the newcomer queues behind the waiting request instead of joining');
+  t.same(order, []);
+  a2.release();
+  a3.release(); // the connection goes back to the pool, and to the first in line
+  const [lb, ld] = await Promise.all([b, d]);
+  t.same(order, ['b', 'd'], 'served in the order they came');
+  t.equal(lb.client, a1.client);
+  t.equal(ld.client, lb.client, 'the second joined the first one behind it');
+  t.equal(manager.waitingCount(), 0);
+  lb.release();
+  ld.release();
+  // The second's own request to the pool, no longer needed, gets the connection and gives it back.
+  await tick();
+  await tick();
+  t.equal(pool.idleCount, 1, 'the connection is back in the pool');
+  t.equal(pool.waitingCount, 0);
+});
+
+t.test('a waiter whose acquisition times out leaves the line; the next one is served', async (t) => {
+  const db = await createTestDatabase();
+  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 0.2, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  const held = await manager.acquire('x');
+  await sleep(10); // too long at the head to be joined
+  const first = manager.acquire('x');
+  await t.rejects(first, /timeout/i, 'no connection within the acquisition timeout');
+  t.equal(manager.waitingCount(), 0, 'it left the line');
+  const second = manager.acquire('x');
+  await sleep(20);
+  held.release();
+  const l = await second;
+  t.equal(l.client, held.client, 'the next waiter got the connection');
+  l.release();
+  t.equal(pool.idleCount, 1);
+});
