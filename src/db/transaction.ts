@@ -93,6 +93,8 @@ export function contextPrelude(tx: Pick<RequestTransaction, 'readOnly' | 'settin
   return prelude;
 }
 
+const CANCELLED_IN_TRANSACTION = new Error('a request inside BEGIN … ROLLBACK was cancelled: its connection is closed');
+
 export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
   // The request's class for the sharing policy: the shape of its (first) main statement.
   const key = tx.statements[0]?.text ?? null;
@@ -114,14 +116,16 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
 
   const running = runBatch(lease.client, batch);
   // A client that goes away gets its batch cancelled (db/cancel-watch.ts); the lease goes back
-  // only once no cancel request is in flight. Not with the closing ROLLBACK below queued behind
-  // the batch: a late cancel could hit it and leave the explicit transaction open.
-  const watch = tx.end === 'commit' ? watchDisconnect(lease, tx.signal) : null;
+  // only once no cancel request is in flight.
+  const watch = watchDisconnect(lease, tx.signal);
   const leased = lease;
   // Waits only when a cancel request is in flight (the client went away): otherwise no await.
+  // Inside BEGIN … ROLLBACK a cancel that lands on one of the closing ROLLBACKs could leave the
+  // explicit transaction open, so that connection is closed instead of going back to the pool
+  // (the cancel found it alone, so no other request is on it).
   const release = (broken?: Error): Promise<void> | void => {
     const cancelling = watch?.finish();
-    if (cancelling) return cancelling.then(() => leased.release(broken));
+    if (cancelling) return cancelling.then(() => leased.release(broken ?? (tx.end === 'rollback' ? CANCELLED_IN_TRANSACTION : undefined)));
     leased.release(broken);
   };
   // A failure inside BEGIN … ROLLBACK leaves the explicit transaction open and aborted, and other

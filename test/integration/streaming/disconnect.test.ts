@@ -78,6 +78,25 @@ for (const [what, path] of [
   });
 }
 
+t.test('a client that goes away inside Prefer: tx=rollback: the query is cancelled, its connection closed', async (t) => {
+  const { s, monitor } = await setup(t, { 'db-tx-end': 'commit-allow-override' });
+  const c = open(s, '/rpc/sleepy?s=60&limit=1', { Prefer: 'tx=rollback' });
+  c.req.on('error', () => undefined);
+  const running = await until(10_000, async () => (await backends(monitor)).some((b) => b.state === 'active' && b.query.includes('sleepy')));
+  t.not(running, null, 'the query runs');
+  c.req.destroy();
+  // A cancel that landed on a closing ROLLBACK could leave the transaction open: the connection
+  // is closed instead, so no backend of dbrest stays (the pool opens a new one when asked).
+  const gone = await until(5_000, async () => (await backends(monitor)).length === 0);
+  t.not(gone, null, 'the statement was cancelled and its connection closed');
+  t.ok(gone !== null && gone < 1000, `within 1000 ms (took ${gone?.toFixed(0)} ms)`);
+  const next = await s.request('/big?id=eq.1&select=id');
+  t.equal(next.status, 200, 'the next request gets a fresh connection');
+  t.same(next.json(), [{ id: 1 }]);
+  const states = (await backends(monitor)).map((b) => b.state);
+  t.same(states, ['idle'], 'which is idle, outside any transaction');
+});
+
 t.test('a client that goes away mid-stream frees its connection', async (t) => {
   const { s, monitor } = await setup(t, { 'server-stream-threshold': '2' });
   const c = open(s, '/huge');
