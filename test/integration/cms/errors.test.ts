@@ -5,7 +5,8 @@ import { BASE, as, child, login, parseXml, startCmsServer } from './cms-server.j
 
 const ENDPOINTS: Array<[string, string]> = [
   ['/user/sessions', 'POST'],
-  ['/user/sessions/current', 'GET, HEAD'],
+  // DELETE /user/sessions/{identifier} matches "current" too: Allow lists what each method would answer.
+  ['/user/sessions/current', 'GET, HEAD, DELETE'],
   ['/user/sessions/abc', 'DELETE'],
   ['/activity-log-group/list', 'GET, HEAD, POST'],
   ['/bookmark', 'GET, HEAD'],
