@@ -222,3 +222,79 @@ CREATE TRIGGER pages_url_path AFTER INSERT OR UPDATE OF slug, path
   ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_url_path();
 -- pages loaded before the column existed
 UPDATE content.pages SET slug = slug WHERE id = (SELECT min(id) FROM content.pages);
+
+-- Exact listing totals (§6.1 total_count) without scanning every match: per subtree (the path of its
+-- root) and page type, how many pages in that subtree are listed for good (live, not in a private
+-- subtree, no expiry date). A listing filtered only by site, type and descendant_of adds these up for
+-- its subtree roots and counts the pages with an expiry date (few, in a small partial index) as they
+-- are now. Kept by statement triggers from the transition tables (one upsert per statement), so bulk
+-- loads cost one aggregate, and rebuilt whole on every load of this file (self-healing).
+CREATE TABLE IF NOT EXISTS content.subtree_counts (
+  path text COLLATE "C" NOT NULL,
+  type text NOT NULL,
+  n    bigint NOT NULL,
+  PRIMARY KEY (path, type)
+);
+CREATE INDEX IF NOT EXISTS pages_expiring_path_idx ON content.pages (path) INCLUDE (expire_at)
+  WHERE live AND NOT in_private AND expire_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS pages_expiring_type_idx ON content.pages (type, path) INCLUDE (expire_at)
+  WHERE live AND NOT in_private AND expire_at IS NOT NULL;
+
+-- Adds +1 / -1 per (path, type) of pages that start or stop being listed for good, on every prefix of
+-- their paths. Counters that fall to 0 stay (a sum over them is unchanged; a load rebuilds the table).
+CREATE OR REPLACE FUNCTION content.subtree_counts_add(paths text[], types text[], signs integer[]) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO content.subtree_counts AS t (path, type, n)
+  SELECT left(c.path, 4 * k), c.type, sum(c.s)
+    FROM unnest(paths, types, signs) AS c(path, type, s), generate_series(1, length(c.path) / 4) k
+   GROUP BY 1, 2 HAVING sum(c.s) <> 0
+  ON CONFLICT (path, type) DO UPDATE SET n = t.n + excluded.n
+$$;
+
+-- The rows of the statement whose standing changed: an UPDATE's rows with the same path, type and
+-- standing before and after are left out first (most updates: url_path, in_private elsewhere).
+CREATE OR REPLACE FUNCTION content.pages_counts() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+DECLARE
+  p text[]; t text[]; s integer[];
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM content.subtree_counts;
+    RETURN NULL;
+  ELSIF TG_OP = 'INSERT' THEN
+    SELECT array_agg(n.path), array_agg(n.type), array_agg(1) INTO p, t, s
+      FROM new_rows n WHERE n.live AND NOT n.in_private AND n.expire_at IS NULL;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(o.path), array_agg(o.type), array_agg(-1) INTO p, t, s
+      FROM old_rows o WHERE o.live AND NOT o.in_private AND o.expire_at IS NULL;
+  ELSE
+    SELECT array_agg(x.path), array_agg(x.type), array_agg(x.s) INTO p, t, s FROM (
+      SELECT o.path, o.type, -1 AS s FROM old_rows o
+       WHERE o.live AND NOT o.in_private AND o.expire_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM new_rows n WHERE n.id = o.id AND n.path = o.path AND n.type = o.type
+                                                   AND n.live AND NOT n.in_private AND n.expire_at IS NULL)
+      UNION ALL
+      SELECT n.path, n.type, 1 FROM new_rows n
+       WHERE n.live AND NOT n.in_private AND n.expire_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.id = n.id AND o.path = n.path AND o.type = n.type
+                                                   AND o.live AND NOT o.in_private AND o.expire_at IS NULL)) x;
+  END IF;
+  IF p IS NOT NULL THEN PERFORM content.subtree_counts_add(p, t, s); END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS pages_counts_insert ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_update ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_delete ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_truncate ON content.pages;
+CREATE TRIGGER pages_counts_insert AFTER INSERT ON content.pages REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_update AFTER UPDATE ON content.pages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_delete AFTER DELETE ON content.pages REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_truncate AFTER TRUNCATE ON content.pages
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+-- rebuilt whole on every load: whatever happened before these triggers existed
+DELETE FROM content.subtree_counts;
+SELECT content.subtree_counts_add(array_agg(path), array_agg(type), array_agg(1))
+  FROM content.pages WHERE live AND NOT in_private AND expire_at IS NULL HAVING count(*) > 0;

@@ -616,6 +616,11 @@ DECLARE
   ids integer[];
   items json;
   loc integer;
+  -- the total from content.subtree_counts: only site, type and descendant_of filter the listing
+  by_counts boolean := resource = 'pages';
+  count_roots text[];     -- the subtrees whose counters add up to the listing
+  count_types text[];     -- NULL: every type
+  count_less integer := 0;
 BEGIN
   IF resource = 'pages' THEN
     -- 1. type
@@ -623,6 +628,7 @@ BEGIN
       ptypes := content.parse_types(q->>'type');
       IF NOT ('wagtailcore.Page' = ANY (ptypes)) THEN
         conds := conds || CASE WHEN cardinality(ptypes) = 1 THEN format('a.type = %L', ptypes[1]) ELSE format('a.type = ANY (%L::text[])', ptypes) END;
+        count_types := ptypes;
         IF cardinality(ptypes) = 1 THEN ptype := ptypes[1]; END IF;
       END IF;
     END IF;
@@ -630,6 +636,9 @@ BEGIN
     site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
     roots := content.site_roots(site);
     conds := conds || content.visible_sql('a', roots);
+    -- the visible pages are the union of the roots' subtrees: the outermost roots, once each
+    count_roots := ARRAY(SELECT DISTINCT r FROM unnest(roots) r
+                          WHERE NOT EXISTS (SELECT 1 FROM unnest(roots) o WHERE length(o) < length(r) AND left(r, length(o)) = o));
     known := known || ARRAY['type', 'child_of', 'ancestor_of', 'descendant_of', 'site'];
     IF cfg.i18n_enabled THEN known := known || ARRAY['translation_of', 'locale']; END IF;
   ELSE
@@ -646,15 +655,18 @@ BEGIN
   -- 4. field filters, tree filters, order, translation_of, locale, search
   FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable AND q ? f.name ORDER BY f.ord LOOP
     conds := conds || content.filter_sql(d.kind, replace(d.db_expr, '$a', 'a'), d.name, q->>d.name);
+    by_counts := false;
   END LOOP;
   IF resource = 'pages' THEN
     IF q ? 'child_of' THEN
       ref := content.tree_ref('child_of', q->>'child_of', roots, site, true, 'parent page doesn''t exist');
       conds := conds || format('a.parent = %s', ref.id);
+      by_counts := false;
     END IF;
     IF q ? 'ancestor_of' THEN
       ref := content.tree_ref('ancestor_of', q->>'ancestor_of', roots, site, false, 'descendant page doesn''t exist');
       conds := conds || format('a.path = ANY (%L::text[]) AND a.path <> %L', content.path_prefixes(ref.path), ref.path);
+      by_counts := false;
     END IF;
     IF q ? 'descendant_of' THEN
       IF q ? 'child_of' THEN PERFORM content.bad_request('filtering by descendant_of with child_of is not supported'); END IF;
@@ -662,6 +674,10 @@ BEGIN
       -- the subtree without its root as one index range: every descendant's path starts with the
       -- root's and is longer (paths are COLLATE "C", so this is LIKE 'root%' AND <> 'root')
       conds := conds || format('a.path > %L AND a.path < %L', ref.path, content.path_after(ref.path));
+      -- a visible page's subtree lies in its site's trees; its counters include the page itself
+      count_roots := ARRAY[ref.path];
+      count_less := CASE WHEN ref.live AND NOT ref.in_private AND ref.expire_at IS NULL
+                          AND (count_types IS NULL OR ref.type = ANY (count_types)) THEN 1 ELSE 0 END;
     END IF;
   END IF;
 
@@ -690,14 +706,17 @@ BEGIN
   IF resource = 'pages' AND q ? 'translation_of' THEN
     ref := content.tree_ref('translation_of', q->>'translation_of', roots, site, true, 'translation_of page doesn''t exist');
     conds := conds || format('a.translation_key = %L AND a.id <> %s', ref.translation_key, ref.id);
+    by_counts := false;
   END IF;
   IF resource = 'pages' AND q ? 'locale' THEN
     SELECT id INTO loc FROM content.locales WHERE language_code = q->>'locale';
     IF loc IS NULL THEN PERFORM content.not_found('No Locale matches the given query.'); END IF;
     conds := conds || format('a.locale_id = %s', loc);
+    by_counts := false;
   END IF;
   IF q ? 'search' THEN
     IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
+    by_counts := false;
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
     op := coalesce(q->>'search_operator', 'and');
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
@@ -756,6 +775,11 @@ BEGIN
     total := off + total;
   ELSIF lim > 0 AND total = 0 AND off = 0 THEN
     total := 0;
+  ELSIF by_counts THEN
+    -- the pages listed for good from the counters, those with an expiry date counted as they are now
+    EXECUTE format('SELECT count(*) FROM content.pages a WHERE %s AND a.expire_at IS NOT NULL', where_sql) INTO total;
+    total := total - count_less + (SELECT coalesce(sum(c.n), 0) FROM content.subtree_counts c
+                                    WHERE c.path = ANY (count_roots) AND (count_types IS NULL OR c.type = ANY (count_types)));
   ELSE
     EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   END IF;
