@@ -158,14 +158,24 @@ $$;
 CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector
 LANGUAGE sql STABLE AS $$ SELECT array_to_tsvector(content.words(t)) $$;
 
+-- The searched words of a page: title, seo_title, search_description and every text custom field of
+-- the page's type (the trigger below, and the recomputations when a type's fields or these
+-- definitions change).
+CREATE OR REPLACE FUNCTION content.page_search_words(title text, seo_title text, search_description text, fields jsonb, ptype text) RETURNS tsvector
+LANGUAGE sql STABLE AS $$
+  SELECT content.words_vector(concat_ws(' ', title, seo_title, search_description,
+    (SELECT string_agg(page_search_words.fields->>(f->>'name'), ' ')   -- the argument, not t.fields
+       FROM content.page_types t, jsonb_array_elements(t.fields) f
+      WHERE t.type = page_search_words.ptype AND f->>'kind' = 'text')))
+$$;
+
+CREATE OR REPLACE FUNCTION content.media_search_words(title text, tags text[]) RETURNS tsvector
+LANGUAGE sql STABLE AS $$ SELECT content.words_vector(concat_ws(' ', title, array_to_string(tags, ' '))) $$;
+
 CREATE OR REPLACE FUNCTION content.pages_search_words() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
-  -- title, seo_title, search_description and every text custom field of the page's type
-  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, NEW.seo_title, NEW.search_description,
-    (SELECT string_agg(NEW.fields->>(f->>'name'), ' ')
-       FROM content.page_types t, jsonb_array_elements(t.fields) f
-      WHERE t.type = NEW.type AND f->>'kind' = 'text')));
+  NEW.search_words := content.page_search_words(NEW.title, NEW.seo_title, NEW.search_description, NEW.fields, NEW.type);
   RETURN NEW;
 END $$;
 DROP TRIGGER IF EXISTS pages_search_words ON content.pages;
@@ -175,7 +185,7 @@ CREATE TRIGGER pages_search_words BEFORE INSERT OR UPDATE OF title, seo_title, s
 CREATE OR REPLACE FUNCTION content.media_search_words() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
-  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, array_to_string(NEW.tags, ' ')));
+  NEW.search_words := content.media_search_words(NEW.title, NEW.tags);
   RETURN NEW;
 END $$;
 DROP TRIGGER IF EXISTS images_search_words ON content.images;
@@ -184,6 +194,52 @@ CREATE TRIGGER images_search_words BEFORE INSERT OR UPDATE OF title, tags
 DROP TRIGGER IF EXISTS documents_search_words ON content.documents;
 CREATE TRIGGER documents_search_words BEFORE INSERT OR UPDATE OF title, tags
   ON content.documents FOR EACH ROW EXECUTE FUNCTION content.media_search_words();
+
+-- A page type's text fields feed its pages' search words: when they change, those pages' words are
+-- recomputed (only the rows whose words differ are written).
+CREATE OR REPLACE FUNCTION content.page_types_search_words() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  UPDATE content.pages p SET search_words = x.v
+    FROM (SELECT c.id, content.page_search_words(c.title, c.seo_title, c.search_description, c.fields, c.type) AS v
+            FROM content.pages c WHERE c.type = NEW.type) x
+   WHERE x.id = p.id AND p.search_words IS DISTINCT FROM x.v;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS page_types_search_words ON content.page_types;
+CREATE TRIGGER page_types_search_words AFTER UPDATE OF fields ON content.page_types
+  FOR EACH ROW WHEN (OLD.fields IS DISTINCT FROM NEW.fields) EXECUTE FUNCTION content.page_types_search_words();
+
+-- Reloading this file with other word definitions (say a new version of the example, or another
+-- collation) recomputes the words of the existing rows: the definitions that make them are
+-- fingerprinted, and when the fingerprint differs from the one the rows were made with, every row
+-- whose words differ is rewritten. An unchanged reload writes nothing.
+CREATE TABLE IF NOT EXISTS content.search_words_state (
+  one         boolean PRIMARY KEY DEFAULT true CHECK (one),
+  fingerprint text NOT NULL
+);
+DO $do$
+DECLARE
+  fp text := md5((SELECT string_agg(pg_get_functiondef(p.oid), E'\n' ORDER BY p.proname)
+                    FROM pg_proc p
+                   WHERE p.pronamespace = 'content'::regnamespace
+                     AND p.proname IN ('word_runs', 'words', 'words_vector', 'page_search_words', 'media_search_words'))
+                 || coalesce((SELECT extversion FROM pg_extension WHERE extname = 'unaccent'), ''));
+BEGIN
+  IF fp IS DISTINCT FROM (SELECT fingerprint FROM content.search_words_state) THEN
+    UPDATE content.pages p SET search_words = x.v
+      FROM (SELECT c.id, content.page_search_words(c.title, c.seo_title, c.search_description, c.fields, c.type) AS v FROM content.pages c) x
+     WHERE x.id = p.id AND p.search_words IS DISTINCT FROM x.v;
+    UPDATE content.images i SET search_words = x.v
+      FROM (SELECT c.id, content.media_search_words(c.title, c.tags) AS v FROM content.images c) x
+     WHERE x.id = i.id AND i.search_words IS DISTINCT FROM x.v;
+    UPDATE content.documents d SET search_words = x.v
+      FROM (SELECT c.id, content.media_search_words(c.title, c.tags) AS v FROM content.documents c) x
+     WHERE x.id = d.id AND d.search_words IS DISTINCT FROM x.v;
+    INSERT INTO content.search_words_state (fingerprint) VALUES (fp)
+    ON CONFLICT (one) DO UPDATE SET fingerprint = excluded.fingerprint;
+  END IF;
+END $do$;
 
 -- The paths of a page's ancestors and itself ('00010002' → {0001, 00010002}).
 CREATE OR REPLACE FUNCTION content.path_prefixes(path text) RETURNS text[]

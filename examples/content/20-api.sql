@@ -234,15 +234,25 @@ CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT coalesce('CASE ' || string_agg(format(
-      'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || (SELECT language_code FROM content.locales WHERE id = %1$s.locale_id) END'
+      'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || %7$s END'
       || ' || CASE WHEN %1$s.depth <= %5$s THEN ''/'' ELSE ''/'' || %6$s END',
       a, t.path || '%', content.root_url(s.hostname, s.port), r.locale_id, t.depth,
       CASE WHEN t.depth = 2 THEN a || '.url_path'   -- the stored slugs below depth 2
-           ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END),
+           ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END,
+      content.locale_code_sql(a)),
       ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id) || ' END', 'NULL::text')
   FROM content.site_trees t
   JOIN content.sites s ON s.id = t.site_id
   JOIN content.pages r ON r.id = s.root_page);
+END $$;
+
+-- The language code of page alias `a` as an SQL expression: the locales (a handful) spelled out as one
+-- CASE, so that a request's statement plans no subquery per use (html_url has one per site tree).
+CREATE OR REPLACE FUNCTION content.locale_code_sql(a text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(format('CASE %s.locale_id ', a) || string_agg(format('WHEN %s THEN %L', id, language_code), ' ' ORDER BY id) || ' END', 'NULL::text')
+    FROM content.locales);
 END $$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
@@ -260,7 +270,7 @@ END $$;
 -- ── fields (§4) ─────────────────────────────────────────────────────────────────────────────────
 -- Every field of a resource (pages: of the single type `ptype`, NULL for base fields only), in
 -- canonical order. `expr` renders it and `db_expr` filters and orders by it ($a: the row's alias,
--- $r: the SQL literal of the request's site roots; `$h` alone: content.html_url_sql); `kind` drives
+-- $r: the SQL literal of the request's site roots; `$h` alone: content.html_url_sql, `$l` alone: content.locale_code_sql); `kind` drives
 -- filter parsing and nesting.
 CREATE OR REPLACE FUNCTION content.field_defs(resource text, ptype text)
 RETURNS TABLE (ord integer, name text, place text, kind text, detail_only boolean, filterable boolean, orderable boolean, expr text, db_expr text)
@@ -281,7 +291,7 @@ BEGIN
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
     (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
-    (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
+    (112, 'locale',             'meta', 'computed', false, false, false, '$l', NULL),  -- content.locale_code_sql
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
   WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
@@ -318,16 +328,16 @@ BEGIN
   ORDER BY 1;
 END $$;
 
--- Default field sets (§4): view is listing, detail or nested.
-CREATE OR REPLACE FUNCTION content.default_fields(resource text, ptype text, view text) RETURNS text[]
-LANGUAGE plpgsql STABLE AS $$
+-- Default field sets (§4): view is listing, detail or nested; `names`: every field, in canonical order.
+DROP FUNCTION IF EXISTS content.default_fields(text, text, text);
+CREATE OR REPLACE FUNCTION content.default_fields(resource text, view text, names text[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   RETURN CASE
-    WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN
-      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f ORDER BY f.ord)
+    WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN names
     WHEN resource = 'pages' AND view = 'listing' THEN
-      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f
-             WHERE f.name IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY f.ord)
+      ARRAY(SELECT n FROM unnest(names) WITH ORDINALITY AS x(n, o)
+             WHERE n IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY o)
     WHEN resource = 'pages' THEN ARRAY['id', 'type', 'detail_url', 'title']
     WHEN view = 'listing' THEN ARRAY['id', 'type', 'detail_url', 'tags', 'download_url', 'title']
     ELSE ARRAY['id', 'type', 'detail_url', 'download_url', 'title'] END;
@@ -446,10 +456,15 @@ DECLARE
   subs jsonb := '{}';
   unknown text;
   nested jsonb := '{}';
-  d record;
+  names text[];
+  kinds text[];
+  shown boolean[];
 BEGIN
-  all_names := ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE view <> 'listing' OR NOT f.detail_only ORDER BY f.ord);
-  sel := content.default_fields(resource, ptype, view);
+  -- the fields, read once: every name, its kind, and whether this view may show it
+  SELECT array_agg(f.name ORDER BY f.ord), array_agg(f.kind ORDER BY f.ord), array_agg(view <> 'listing' OR NOT f.detail_only ORDER BY f.ord)
+    INTO names, kinds, shown FROM content.field_defs(resource, ptype) f;
+  all_names := ARRAY(SELECT n FROM unnest(names, shown) WITH ORDINALITY AS x(n, ok, o) WHERE ok ORDER BY o);
+  sel := content.default_fields(resource, view, names);
   IF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '*' THEN
     sel := all_names;
     parsed := parsed - 0;
@@ -469,12 +484,13 @@ BEGIN
   SELECT string_agg(m, ', ' ORDER BY m COLLATE "C") INTO unknown
     FROM (SELECT DISTINCT m FROM unnest(mentioned) m WHERE NOT (m = ANY (all_names))) x;
   IF unknown IS NOT NULL THEN PERFORM content.bad_request('unknown fields: ' || unknown); END IF;
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.name = ANY (sel) ORDER BY f.ord LOOP
-    IF d.kind IN ('image', 'document') THEN
-      nested := nested || jsonb_build_object(d.name,
-        content.fields_resolve(d.kind || 's', NULL, 'nested', coalesce(subs->d.name, '[]')));
-    ELSIF subs ? d.name THEN
-      PERFORM content.bad_request(format('''%s'' does not support nested fields', d.name));
+  FOR i IN 1..cardinality(names) LOOP
+    CONTINUE WHEN NOT (names[i] = ANY (sel));
+    IF kinds[i] IN ('image', 'document') THEN
+      nested := nested || jsonb_build_object(names[i],
+        content.fields_resolve(kinds[i] || 's', NULL, 'nested', coalesce(subs->names[i], '[]')));
+    ELSIF subs ? names[i] THEN
+      PERFORM content.bad_request(format('''%s'' does not support nested fields', names[i]));
     END IF;
   END LOOP;
   RETURN jsonb_build_object('sel', to_jsonb(sel), 'sub', nested);
@@ -498,7 +514,7 @@ BEGIN
       e := format('(SELECT %s FROM content.%s %s WHERE %s.id = %s AND %s.collection IN (SELECT id FROM content.collections WHERE NOT restricted))',
         content.item_sql(d.kind || 's', NULL, spec->'sub'->d.name, b, roots), d.kind || 's', b, b, replace(d.db_expr, '$a', a), b);
     ELSE
-      e := CASE WHEN d.expr = '$h' THEN content.html_url_sql(a) ELSE
+      e := CASE WHEN d.expr = '$h' THEN content.html_url_sql(a) WHEN d.expr = '$l' THEN content.locale_code_sql(a) ELSE
              replace(replace(replace(replace(d.expr, '$a', a), '$r', quote_literal(roots) || '::text[]'),
                      '$b', quote_literal(cfg.api_base_url)), '$m', quote_literal(cfg.media_url)) END;
     END IF;
@@ -607,6 +623,7 @@ DECLARE
   oname text;
   descending boolean;
   words text[];
+  too_long boolean;
   op text;
   off bigint := 0;
   lim bigint := least(20, coalesce(cfg.limit_max, 20));
@@ -621,6 +638,7 @@ DECLARE
   count_roots text[];     -- the subtrees whose counters add up to the listing
   count_types text[];     -- NULL: every type
   count_less integer := 0;
+  f_kind text[] := '{}'; f_expr text[] := '{}'; f_name text[] := '{}';   -- the query's field filters
 BEGIN
   IF resource = 'pages' THEN
     -- 1. type
@@ -646,15 +664,21 @@ BEGIN
   END IF;
 
   -- 3. unknown parameters
-  known := known || ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE f.filterable);
+  -- the filterable fields, read once: names for this check, the ones in the query for step 4
+  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable ORDER BY f.ord LOOP
+    known := known || d.name;
+    IF q ? d.name THEN
+      f_kind := f_kind || d.kind; f_expr := f_expr || replace(d.db_expr, '$a', 'a'); f_name := f_name || d.name;
+    END IF;
+  END LOOP;
   SELECT string_agg(k, ', ' ORDER BY k COLLATE "C") INTO unknown FROM jsonb_object_keys(q) k WHERE NOT (k = ANY (known));
   IF unknown IS NOT NULL THEN
     PERFORM content.bad_request('query parameter is not an operation or a recognised field: ' || unknown);
   END IF;
 
   -- 4. field filters, tree filters, order, translation_of, locale, search
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable AND q ? f.name ORDER BY f.ord LOOP
-    conds := conds || content.filter_sql(d.kind, replace(d.db_expr, '$a', 'a'), d.name, q->>d.name);
+  FOR i IN 1..cardinality(f_name) LOOP
+    conds := conds || content.filter_sql(f_kind[i], f_expr[i], f_name[i], q->>f_name[i]);
     by_counts := false;
   END LOOP;
   IF resource = 'pages' THEN
@@ -720,9 +744,11 @@ BEGIN
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
     op := coalesce(q->>'search_operator', 'and');
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
-    words := content.words(replace(q->>'search', content.nul(), ' '));
-    -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
-    IF op = 'and' AND EXISTS (SELECT 1 FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w WHERE octet_length(w) > 2046) THEN
+    -- content.words in the same pass as the check for a word longer than a lexeme can be (2 kB): such
+    -- a word matches nothing, so with `and` nothing matches
+    SELECT coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= 2046), '{}'), coalesce(bool_or(octet_length(w) > 2046), false)
+      INTO words, too_long FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w;
+    IF op = 'and' AND too_long THEN
       words := '{}';
     END IF;
     IF cardinality(words) = 0 THEN
