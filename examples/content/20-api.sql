@@ -4,9 +4,10 @@
 -- reads through them only; every input error is raised as PT400 / PT404 with the exact text of §9 and
 -- rendered by content.render_error as {"message": …}.
 --
--- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by two statements
--- built from fixed SQL fragments and quoted literals (format %L): count(*) and one json_agg over the
--- LIMITed rows, so nothing per row is computed for rows that are not returned.
+-- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by statements built
+-- from fixed SQL fragments and quoted literals (format %L): one json_agg over the LIMITed rows (so
+-- nothing per row is computed for rows that are not returned) and, when that page does not show the
+-- total, a count (for site/type/descendant_of alone: per-subtree counters, 10-schema.sql).
 
 -- ── errors ──────────────────────────────────────────────────────────────────────────────────────
 CREATE OR REPLACE FUNCTION content.bad_request(msg text) RETURNS void
@@ -85,9 +86,10 @@ BEGIN
 EXCEPTION WHEN others THEN RETURN NULL;
 END $$;
 
--- UTC, YYYY-MM-DDTHH:MM:SSZ (§3.5).
+-- UTC, YYYY-MM-DDTHH:MM:SSZ (§3.5). STABLE as to_char is: an IMMUTABLE wrapper around a STABLE body is
+-- never inlined, and the call per value costs more than the expression.
 CREATE OR REPLACE FUNCTION content.iso(ts timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
+LANGUAGE sql STABLE AS $$ SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
 
 CREATE OR REPLACE FUNCTION content.sorted_tags(tags text[]) RETURNS json
 LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(json_agg(t ORDER BY t COLLATE "C"), '[]'::json) FROM unnest(tags) t $$;
@@ -200,8 +202,9 @@ BEGIN
   RETURN (SELECT p FROM content.pages p WHERE p.id = content.to_int(v) AND content.page_visible(p, roots));
 END $$;
 
+-- STABLE as text || integer is: so that it is inlined.
 CREATE OR REPLACE FUNCTION content.root_url(hostname text, port integer) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
   SELECT CASE port WHEN 80 THEN 'http://' || hostname WHEN 443 THEN 'https://' || hostname
                    ELSE 'http://' || hostname || ':' || port END
 $$;
@@ -232,6 +235,8 @@ $$;
 -- plan it on every call).
 CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  loc text := content.locale_code_sql(a);
 BEGIN
   RETURN (SELECT coalesce('CASE ' || string_agg(format(
       'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || %7$s END'
@@ -239,7 +244,7 @@ BEGIN
       a, t.path || '%', content.root_url(s.hostname, s.port), r.locale_id, t.depth,
       CASE WHEN t.depth = 2 THEN a || '.url_path'   -- the stored slugs below depth 2
            ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END,
-      content.locale_code_sql(a)),
+      loc),
       ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id) || ' END', 'NULL::text')
   FROM content.site_trees t
   JOIN content.sites s ON s.id = t.site_id
@@ -630,7 +635,6 @@ DECLARE
   spec jsonb;
   where_sql text;
   total bigint;
-  ids integer[];
   items json;
   loc integer;
   -- the total from content.subtree_counts: only site, type and descendant_of filter the listing
@@ -776,27 +780,25 @@ BEGIN
   spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
 
   where_sql := array_to_string(conds, ' AND ');
-  -- The page of results, then the exact total only when that page does not show it (a short page
-  -- that starts at or before the end: total = offset + rows). Two statements, not one with a
-  -- count(*) OVER (): the window would read and keep every match before LIMIT, where ORDER BY … LIMIT
-  -- alone can stop early on an index in that order (path, (type, path), title).
-  -- A search matches few rows, found through its GIN index, not in an order: there one scan with a
-  -- window count beats scanning the matches twice.
-  IF lim > 0 AND q ? 'search' THEN
-    EXECUTE format('SELECT array_agg(x.id ORDER BY x.n), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total, row_number() OVER (ORDER BY %3$s) AS n FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) x',
-      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
-    IF ids IS NULL AND off > 0 THEN
-      EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
-    END IF;
+  -- The page of results as JSON, built in the statement that finds it (one plan, and the JSON only for
+  -- the LIMITed rows: an inner query picks them, the outer one renders them in that order), then the
+  -- exact total only when that page does not show it (a short page that starts at or before the end:
+  -- total = offset + rows). Not count(*) OVER () there: the window would read and keep every match
+  -- before LIMIT, where ORDER BY … LIMIT alone can stop early on an index in that order (path,
+  -- (type, path), title). A search matches few rows, found through its GIN index, not in an order:
+  -- there one scan with a window count beats scanning the matches twice.
+  IF lim > 0 THEN
+    EXECUTE format('SELECT %6$s, json_agg(%7$s ORDER BY a.n) FROM (SELECT s.*, row_number() OVER () AS n FROM (SELECT a.*%8$s FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) s) a',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off,
+      CASE WHEN q ? 'search' THEN 'max(a.total)' ELSE 'count(*)' END,
+      content.item_sql(resource, ptype, spec, 'a', roots),
+      CASE WHEN q ? 'search' THEN ', count(*) OVER () AS total' ELSE '' END) INTO total, items;
     total := coalesce(total, 0);
-  ELSIF lim > 0 THEN
-    EXECUTE format('SELECT ARRAY(SELECT a.id FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s)',
-      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids;
-    total := cardinality(ids);
-    IF total = 0 THEN ids := NULL; END IF;
   END IF;
-  IF lim > 0 AND q ? 'search' THEN
-    NULL;  -- total counted above
+  IF lim > 0 AND q ? 'search' AND (total > 0 OR off = 0) THEN
+    NULL;  -- counted with the page
+  ELSIF lim > 0 AND q ? 'search' THEN
+    EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   ELSIF lim > 0 AND total > 0 AND total < lim THEN
     total := off + total;
   ELSIF lim > 0 AND total = 0 AND off = 0 THEN
@@ -809,12 +811,7 @@ BEGIN
   ELSE
     EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   END IF;
-  IF ids IS NULL THEN
-    items := '[]';
-  ELSE
-    EXECUTE format('SELECT json_agg(%s ORDER BY array_position($1, a.id)) FROM content.%I a WHERE a.id = ANY ($1)',
-      content.item_sql(resource, ptype, spec, 'a', roots), resource) INTO items USING ids;
-  END IF;
+  items := coalesce(items, '[]');
   RETURN json_build_object('meta', json_build_object('total_count', total), 'items', items);
 END $$;
 
