@@ -805,9 +805,11 @@ BEGIN
     total := 0;
   ELSIF by_counts THEN
     -- the pages listed for good from the counters, those with an expiry date counted as they are now
-    EXECUTE format('SELECT count(*) FROM content.pages a WHERE %s AND a.expire_at IS NOT NULL', where_sql) INTO total;
-    total := total - count_less + (SELECT coalesce(sum(c.n), 0) FROM content.subtree_counts c
-                                    WHERE c.path = ANY (count_roots) AND (count_types IS NULL OR c.type = ANY (count_types)));
+    -- (one statement: one plan)
+    EXECUTE format('SELECT (SELECT coalesce(sum(c.n), 0) FROM content.subtree_counts c WHERE c.path = ANY (%L::text[])%s) - %s'
+                   ' + (SELECT count(*) FROM content.pages a WHERE %s AND a.expire_at IS NOT NULL)',
+      count_roots, CASE WHEN count_types IS NULL THEN '' ELSE format(' AND c.type = ANY (%L::text[])', count_types) END,
+      count_less, where_sql) INTO total;
   ELSE
     EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   END IF;
