@@ -236,8 +236,25 @@ $$;
 CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  loc text := content.locale_code_sql(a);
+  loc text;
+  compact text;
 BEGIN
+  -- Usually every tree is a depth-2 subtree (the site roots and their translations): then one simple
+  -- CASE on the tree's path and the page's locale gives the site's URL and the locale prefix as one
+  -- literal, and the stored url_path the rest. A short expression: the request's statement, built
+  -- and planned per request, parses and plans in a fraction of the time of the general form below.
+  SELECT CASE WHEN bool_and(t.depth = 2) THEN
+      format('CASE left(%1$s.path, 8) || '':'' || %1$s.locale_id %2$s END || CASE WHEN %1$s.depth <= 2 THEN ''/'' ELSE ''/'' || %1$s.url_path END',
+        a, string_agg(format('WHEN %L THEN %L', t.path || ':' || l.id,
+                             content.root_url(s.hostname, s.port) || CASE WHEN l.id = r.locale_id THEN '' ELSE '/' || l.language_code END),
+                      ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id, l.id)) END
+    INTO compact
+  FROM content.site_trees t
+  JOIN content.sites s ON s.id = t.site_id
+  JOIN content.pages r ON r.id = s.root_page
+  CROSS JOIN content.locales l;
+  IF compact IS NOT NULL THEN RETURN compact; END IF;
+  loc := content.locale_code_sql(a);
   RETURN (SELECT coalesce('CASE ' || string_agg(format(
       'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || %7$s END'
       || ' || CASE WHEN %1$s.depth <= %5$s THEN ''/'' ELSE ''/'' || %6$s END',
