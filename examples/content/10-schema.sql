@@ -298,12 +298,15 @@ CREATE INDEX IF NOT EXISTS pages_expiring_type_idx ON content.pages (type, path)
 
 -- Adds +1 / -1 per (path, type) of pages that start or stop being listed for good, on every prefix of
 -- their paths. Counters that fall to 0 stay (a sum over them is unchanged; a load rebuilds the table).
+-- Counter rows are written in key order, so two concurrent writers lock them in the same order and
+-- wait for each other instead of deadlocking.
 CREATE OR REPLACE FUNCTION content.subtree_counts_add(paths text[], types text[], signs integer[]) RETURNS void
 LANGUAGE sql AS $$
   INSERT INTO content.subtree_counts AS t (path, type, n)
   SELECT left(c.path, 4 * k), c.type, sum(c.s)
     FROM unnest(paths, types, signs) AS c(path, type, s), generate_series(1, length(c.path) / 4) k
    GROUP BY 1, 2 HAVING sum(c.s) <> 0
+   ORDER BY 1, 2
   ON CONFLICT (path, type) DO UPDATE SET n = t.n + excluded.n
 $$;
 
