@@ -220,7 +220,7 @@ CREATE TABLE IF NOT EXISTS content.search_words_state (
 );
 DO $do$
 DECLARE
-  fp text := md5((SELECT string_agg(pg_get_functiondef(p.oid), E'\n' ORDER BY p.proname)
+  fp text := md5((SELECT string_agg(pg_get_functiondef(p.oid), E'\n' ORDER BY p.oid::regprocedure::text)
                     FROM pg_proc p
                    WHERE p.pronamespace = 'content'::regnamespace
                      AND p.proname IN ('word_runs', 'words', 'words_vector', 'page_search_words', 'media_search_words'))
