@@ -158,14 +158,24 @@ $$;
 CREATE OR REPLACE FUNCTION content.words_vector(t text) RETURNS tsvector
 LANGUAGE sql STABLE AS $$ SELECT array_to_tsvector(content.words(t)) $$;
 
+-- The searched words of a page: title, seo_title, search_description and every text custom field of
+-- the page's type (the trigger below, and the recomputations when a type's fields or these
+-- definitions change).
+CREATE OR REPLACE FUNCTION content.page_search_words(title text, seo_title text, search_description text, fields jsonb, ptype text) RETURNS tsvector
+LANGUAGE sql STABLE AS $$
+  SELECT content.words_vector(concat_ws(' ', title, seo_title, search_description,
+    (SELECT string_agg(page_search_words.fields->>(f->>'name'), ' ')   -- the argument, not t.fields
+       FROM content.page_types t, jsonb_array_elements(t.fields) f
+      WHERE t.type = page_search_words.ptype AND f->>'kind' = 'text')))
+$$;
+
+CREATE OR REPLACE FUNCTION content.media_search_words(title text, tags text[]) RETURNS tsvector
+LANGUAGE sql STABLE AS $$ SELECT content.words_vector(concat_ws(' ', title, array_to_string(tags, ' '))) $$;
+
 CREATE OR REPLACE FUNCTION content.pages_search_words() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
-  -- title, seo_title, search_description and every text custom field of the page's type
-  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, NEW.seo_title, NEW.search_description,
-    (SELECT string_agg(NEW.fields->>(f->>'name'), ' ')
-       FROM content.page_types t, jsonb_array_elements(t.fields) f
-      WHERE t.type = NEW.type AND f->>'kind' = 'text')));
+  NEW.search_words := content.page_search_words(NEW.title, NEW.seo_title, NEW.search_description, NEW.fields, NEW.type);
   RETURN NEW;
 END $$;
 DROP TRIGGER IF EXISTS pages_search_words ON content.pages;
@@ -175,7 +185,7 @@ CREATE TRIGGER pages_search_words BEFORE INSERT OR UPDATE OF title, seo_title, s
 CREATE OR REPLACE FUNCTION content.media_search_words() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
 BEGIN
-  NEW.search_words := content.words_vector(concat_ws(' ', NEW.title, array_to_string(NEW.tags, ' ')));
+  NEW.search_words := content.media_search_words(NEW.title, NEW.tags);
   RETURN NEW;
 END $$;
 DROP TRIGGER IF EXISTS images_search_words ON content.images;
@@ -184,6 +194,52 @@ CREATE TRIGGER images_search_words BEFORE INSERT OR UPDATE OF title, tags
 DROP TRIGGER IF EXISTS documents_search_words ON content.documents;
 CREATE TRIGGER documents_search_words BEFORE INSERT OR UPDATE OF title, tags
   ON content.documents FOR EACH ROW EXECUTE FUNCTION content.media_search_words();
+
+-- A page type's text fields feed its pages' search words: when they change, those pages' words are
+-- recomputed (only the rows whose words differ are written).
+CREATE OR REPLACE FUNCTION content.page_types_search_words() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  UPDATE content.pages p SET search_words = x.v
+    FROM (SELECT c.id, content.page_search_words(c.title, c.seo_title, c.search_description, c.fields, c.type) AS v
+            FROM content.pages c WHERE c.type = NEW.type) x
+   WHERE x.id = p.id AND p.search_words IS DISTINCT FROM x.v;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS page_types_search_words ON content.page_types;
+CREATE TRIGGER page_types_search_words AFTER UPDATE OF fields ON content.page_types
+  FOR EACH ROW WHEN (OLD.fields IS DISTINCT FROM NEW.fields) EXECUTE FUNCTION content.page_types_search_words();
+
+-- Reloading this file with other word definitions (say a new version of the example, or another
+-- collation) recomputes the words of the existing rows: the definitions that make them are
+-- fingerprinted, and when the fingerprint differs from the one the rows were made with, every row
+-- whose words differ is rewritten. An unchanged reload writes nothing.
+CREATE TABLE IF NOT EXISTS content.search_words_state (
+  one         boolean PRIMARY KEY DEFAULT true CHECK (one),
+  fingerprint text NOT NULL
+);
+DO $do$
+DECLARE
+  fp text := md5((SELECT string_agg(pg_get_functiondef(p.oid), E'\n' ORDER BY p.oid::regprocedure::text)
+                    FROM pg_proc p
+                   WHERE p.pronamespace = 'content'::regnamespace
+                     AND p.proname IN ('word_runs', 'words', 'words_vector', 'page_search_words', 'media_search_words'))
+                 || coalesce((SELECT extversion FROM pg_extension WHERE extname = 'unaccent'), ''));
+BEGIN
+  IF fp IS DISTINCT FROM (SELECT fingerprint FROM content.search_words_state) THEN
+    UPDATE content.pages p SET search_words = x.v
+      FROM (SELECT c.id, content.page_search_words(c.title, c.seo_title, c.search_description, c.fields, c.type) AS v FROM content.pages c) x
+     WHERE x.id = p.id AND p.search_words IS DISTINCT FROM x.v;
+    UPDATE content.images i SET search_words = x.v
+      FROM (SELECT c.id, content.media_search_words(c.title, c.tags) AS v FROM content.images c) x
+     WHERE x.id = i.id AND i.search_words IS DISTINCT FROM x.v;
+    UPDATE content.documents d SET search_words = x.v
+      FROM (SELECT c.id, content.media_search_words(c.title, c.tags) AS v FROM content.documents c) x
+     WHERE x.id = d.id AND d.search_words IS DISTINCT FROM x.v;
+    INSERT INTO content.search_words_state (fingerprint) VALUES (fp)
+    ON CONFLICT (one) DO UPDATE SET fingerprint = excluded.fingerprint;
+  END IF;
+END $do$;
 
 -- The paths of a page's ancestors and itself ('00010002' → {0001, 00010002}).
 CREATE OR REPLACE FUNCTION content.path_prefixes(path text) RETURNS text[]
@@ -222,3 +278,82 @@ CREATE TRIGGER pages_url_path AFTER INSERT OR UPDATE OF slug, path
   ON content.pages FOR EACH STATEMENT EXECUTE FUNCTION content.pages_url_path();
 -- pages loaded before the column existed
 UPDATE content.pages SET slug = slug WHERE id = (SELECT min(id) FROM content.pages);
+
+-- Exact listing totals (§6.1 total_count) without scanning every match: per subtree (the path of its
+-- root) and page type, how many pages in that subtree are listed for good (live, not in a private
+-- subtree, no expiry date). A listing filtered only by site, type and descendant_of adds these up for
+-- its subtree roots and counts the pages with an expiry date (few, in a small partial index) as they
+-- are now. Kept by statement triggers from the transition tables (one upsert per statement), so bulk
+-- loads cost one aggregate, and rebuilt whole on every load of this file (self-healing).
+CREATE TABLE IF NOT EXISTS content.subtree_counts (
+  path text COLLATE "C" NOT NULL,
+  type text NOT NULL,
+  n    bigint NOT NULL,
+  PRIMARY KEY (path, type)
+);
+CREATE INDEX IF NOT EXISTS pages_expiring_path_idx ON content.pages (path) INCLUDE (expire_at)
+  WHERE live AND NOT in_private AND expire_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS pages_expiring_type_idx ON content.pages (type, path) INCLUDE (expire_at)
+  WHERE live AND NOT in_private AND expire_at IS NOT NULL;
+
+-- Adds +1 / -1 per (path, type) of pages that start or stop being listed for good, on every prefix of
+-- their paths. Counters that fall to 0 stay (a sum over them is unchanged; a load rebuilds the table).
+-- Counter rows are written in key order, so two concurrent writers lock them in the same order and
+-- wait for each other instead of deadlocking.
+CREATE OR REPLACE FUNCTION content.subtree_counts_add(paths text[], types text[], signs integer[]) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO content.subtree_counts AS t (path, type, n)
+  SELECT left(c.path, 4 * k), c.type, sum(c.s)
+    FROM unnest(paths, types, signs) AS c(path, type, s), generate_series(1, length(c.path) / 4) k
+   GROUP BY 1, 2 HAVING sum(c.s) <> 0
+   ORDER BY 1, 2
+  ON CONFLICT (path, type) DO UPDATE SET n = t.n + excluded.n
+$$;
+
+-- The rows of the statement whose standing changed: an UPDATE's rows with the same path, type and
+-- standing before and after are left out first (most updates: url_path, in_private elsewhere).
+CREATE OR REPLACE FUNCTION content.pages_counts() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+DECLARE
+  p text[]; t text[]; s integer[];
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    DELETE FROM content.subtree_counts;
+    RETURN NULL;
+  ELSIF TG_OP = 'INSERT' THEN
+    SELECT array_agg(n.path), array_agg(n.type), array_agg(1) INTO p, t, s
+      FROM new_rows n WHERE n.live AND NOT n.in_private AND n.expire_at IS NULL;
+  ELSIF TG_OP = 'DELETE' THEN
+    SELECT array_agg(o.path), array_agg(o.type), array_agg(-1) INTO p, t, s
+      FROM old_rows o WHERE o.live AND NOT o.in_private AND o.expire_at IS NULL;
+  ELSE
+    SELECT array_agg(x.path), array_agg(x.type), array_agg(x.s) INTO p, t, s FROM (
+      SELECT o.path, o.type, -1 AS s FROM old_rows o
+       WHERE o.live AND NOT o.in_private AND o.expire_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM new_rows n WHERE n.id = o.id AND n.path = o.path AND n.type = o.type
+                                                   AND n.live AND NOT n.in_private AND n.expire_at IS NULL)
+      UNION ALL
+      SELECT n.path, n.type, 1 FROM new_rows n
+       WHERE n.live AND NOT n.in_private AND n.expire_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.id = n.id AND o.path = n.path AND o.type = n.type
+                                                   AND o.live AND NOT o.in_private AND o.expire_at IS NULL)) x;
+  END IF;
+  IF p IS NOT NULL THEN PERFORM content.subtree_counts_add(p, t, s); END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS pages_counts_insert ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_update ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_delete ON content.pages;
+DROP TRIGGER IF EXISTS pages_counts_truncate ON content.pages;
+CREATE TRIGGER pages_counts_insert AFTER INSERT ON content.pages REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_update AFTER UPDATE ON content.pages REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_delete AFTER DELETE ON content.pages REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+CREATE TRIGGER pages_counts_truncate AFTER TRUNCATE ON content.pages
+  FOR EACH STATEMENT EXECUTE FUNCTION content.pages_counts();
+-- rebuilt whole on every load: whatever happened before these triggers existed
+DELETE FROM content.subtree_counts;
+SELECT content.subtree_counts_add(array_agg(path), array_agg(type), array_agg(1))
+  FROM content.pages WHERE live AND NOT in_private AND expire_at IS NULL HAVING count(*) > 0;

@@ -4,9 +4,10 @@
 -- reads through them only; every input error is raised as PT400 / PT404 with the exact text of §9 and
 -- rendered by content.render_error as {"message": …}.
 --
--- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by two statements
--- built from fixed SQL fragments and quoted literals (format %L): count(*) and one json_agg over the
--- LIMITed rows, so nothing per row is computed for rows that are not returned.
+-- A listing is planned in PL/pgSQL (validation in the order of §6.3) and answered by statements built
+-- from fixed SQL fragments and quoted literals (format %L): one json_agg over the LIMITed rows (so
+-- nothing per row is computed for rows that are not returned) and, when that page does not show the
+-- total, a count (for site/type/descendant_of alone: per-subtree counters, 10-schema.sql).
 
 -- ── errors ──────────────────────────────────────────────────────────────────────────────────────
 CREATE OR REPLACE FUNCTION content.bad_request(msg text) RETURNS void
@@ -85,9 +86,10 @@ BEGIN
 EXCEPTION WHEN others THEN RETURN NULL;
 END $$;
 
--- UTC, YYYY-MM-DDTHH:MM:SSZ (§3.5).
+-- UTC, YYYY-MM-DDTHH:MM:SSZ (§3.5). STABLE as to_char is: an IMMUTABLE wrapper around a STABLE body is
+-- never inlined, and the call per value costs more than the expression.
 CREATE OR REPLACE FUNCTION content.iso(ts timestamptz) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$ SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
+LANGUAGE sql STABLE AS $$ SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
 
 CREATE OR REPLACE FUNCTION content.sorted_tags(tags text[]) RETURNS json
 LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(json_agg(t ORDER BY t COLLATE "C"), '[]'::json) FROM unnest(tags) t $$;
@@ -200,8 +202,9 @@ BEGIN
   RETURN (SELECT p FROM content.pages p WHERE p.id = content.to_int(v) AND content.page_visible(p, roots));
 END $$;
 
+-- STABLE as text || integer is: so that it is inlined.
 CREATE OR REPLACE FUNCTION content.root_url(hostname text, port integer) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
+LANGUAGE sql STABLE AS $$
   SELECT CASE port WHEN 80 THEN 'http://' || hostname WHEN 443 THEN 'https://' || hostname
                    ELSE 'http://' || hostname || ':' || port END
 $$;
@@ -232,17 +235,46 @@ $$;
 -- plan it on every call).
 CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  loc text;
+  compact text;
 BEGIN
+  -- Usually every tree is a depth-2 subtree (the site roots and their translations): then one simple
+  -- CASE on the tree's path and the page's locale gives the site's URL and the locale prefix as one
+  -- literal, and the stored url_path the rest. A short expression: the request's statement, built
+  -- and planned per request, parses and plans in a fraction of the time of the general form below.
+  SELECT CASE WHEN bool_and(t.depth = 2) THEN
+      format('CASE left(%1$s.path, 8) || '':'' || %1$s.locale_id %2$s END || CASE WHEN %1$s.depth <= 2 THEN ''/'' ELSE ''/'' || %1$s.url_path END',
+        a, string_agg(format('WHEN %L THEN %L', t.path || ':' || l.id,
+                             content.root_url(s.hostname, s.port) || CASE WHEN l.id = r.locale_id THEN '' ELSE '/' || l.language_code END),
+                      ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id, l.id)) END
+    INTO compact
+  FROM content.site_trees t
+  JOIN content.sites s ON s.id = t.site_id
+  JOIN content.pages r ON r.id = s.root_page
+  CROSS JOIN content.locales l;
+  IF compact IS NOT NULL THEN RETURN compact; END IF;
+  loc := content.locale_code_sql(a);
   RETURN (SELECT coalesce('CASE ' || string_agg(format(
-      'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || (SELECT language_code FROM content.locales WHERE id = %1$s.locale_id) END'
+      'WHEN %1$s.path LIKE %2$L THEN %3$L || CASE WHEN %1$s.locale_id = %4$s THEN '''' ELSE ''/'' || %7$s END'
       || ' || CASE WHEN %1$s.depth <= %5$s THEN ''/'' ELSE ''/'' || %6$s END',
       a, t.path || '%', content.root_url(s.hostname, s.port), r.locale_id, t.depth,
       CASE WHEN t.depth = 2 THEN a || '.url_path'   -- the stored slugs below depth 2
-           ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END),
+           ELSE format('(SELECT string_agg(hu.slug, ''/'' ORDER BY hu.depth) FROM content.pages hu WHERE hu.path = ANY (content.path_prefixes(%1$s.path)) AND hu.depth > %2$s) || ''/''', a, t.depth) END,
+      loc),
       ' ' ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id) || ' END', 'NULL::text')
   FROM content.site_trees t
   JOIN content.sites s ON s.id = t.site_id
   JOIN content.pages r ON r.id = s.root_page);
+END $$;
+
+-- The language code of page alias `a` as an SQL expression: the locales (a handful) spelled out as one
+-- CASE, so that a request's statement plans no subquery per use (html_url has one per site tree).
+CREATE OR REPLACE FUNCTION content.locale_code_sql(a text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(format('CASE %s.locale_id ', a) || string_agg(format('WHEN %s THEN %L', id, language_code), ' ' ORDER BY id) || ' END', 'NULL::text')
+    FROM content.locales);
 END $$;
 
 -- The fixed shape of meta.parent and meta.alias_of (§7.4), or null when not visible.
@@ -260,7 +292,7 @@ END $$;
 -- ── fields (§4) ─────────────────────────────────────────────────────────────────────────────────
 -- Every field of a resource (pages: of the single type `ptype`, NULL for base fields only), in
 -- canonical order. `expr` renders it and `db_expr` filters and orders by it ($a: the row's alias,
--- $r: the SQL literal of the request's site roots; `$h` alone: content.html_url_sql); `kind` drives
+-- $r: the SQL literal of the request's site roots; `$h` alone: content.html_url_sql, `$l` alone: content.locale_code_sql); `kind` drives
 -- filter parsing and nesting.
 CREATE OR REPLACE FUNCTION content.field_defs(resource text, ptype text)
 RETURNS TABLE (ord integer, name text, place text, kind text, detail_only boolean, filterable boolean, orderable boolean, expr text, db_expr text)
@@ -281,7 +313,7 @@ BEGIN
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
     (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
-    (112, 'locale',             'meta', 'computed', false, false, false, '(SELECT language_code FROM content.locales WHERE id = $a.locale_id)', NULL),
+    (112, 'locale',             'meta', 'computed', false, false, false, '$l', NULL),  -- content.locale_code_sql
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
   WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
@@ -318,16 +350,16 @@ BEGIN
   ORDER BY 1;
 END $$;
 
--- Default field sets (§4): view is listing, detail or nested.
-CREATE OR REPLACE FUNCTION content.default_fields(resource text, ptype text, view text) RETURNS text[]
-LANGUAGE plpgsql STABLE AS $$
+-- Default field sets (§4): view is listing, detail or nested; `names`: every field, in canonical order.
+DROP FUNCTION IF EXISTS content.default_fields(text, text, text);
+CREATE OR REPLACE FUNCTION content.default_fields(resource text, view text, names text[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   RETURN CASE
-    WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN
-      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f ORDER BY f.ord)
+    WHEN view = 'detail' OR (resource = 'documents' AND view = 'listing') THEN names
     WHEN resource = 'pages' AND view = 'listing' THEN
-      ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f
-             WHERE f.name IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY f.ord)
+      ARRAY(SELECT n FROM unnest(names) WITH ORDINALITY AS x(n, o)
+             WHERE n IN ('id', 'type', 'detail_url', 'html_url', 'slug', 'first_published_at', 'locale', 'title') ORDER BY o)
     WHEN resource = 'pages' THEN ARRAY['id', 'type', 'detail_url', 'title']
     WHEN view = 'listing' THEN ARRAY['id', 'type', 'detail_url', 'tags', 'download_url', 'title']
     ELSE ARRAY['id', 'type', 'detail_url', 'download_url', 'title'] END;
@@ -446,10 +478,15 @@ DECLARE
   subs jsonb := '{}';
   unknown text;
   nested jsonb := '{}';
-  d record;
+  names text[];
+  kinds text[];
+  shown boolean[];
 BEGIN
-  all_names := ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE view <> 'listing' OR NOT f.detail_only ORDER BY f.ord);
-  sel := content.default_fields(resource, ptype, view);
+  -- the fields, read once: every name, its kind, and whether this view may show it
+  SELECT array_agg(f.name ORDER BY f.ord), array_agg(f.kind ORDER BY f.ord), array_agg(view <> 'listing' OR NOT f.detail_only ORDER BY f.ord)
+    INTO names, kinds, shown FROM content.field_defs(resource, ptype) f;
+  all_names := ARRAY(SELECT n FROM unnest(names, shown) WITH ORDINALITY AS x(n, ok, o) WHERE ok ORDER BY o);
+  sel := content.default_fields(resource, view, names);
   IF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '*' THEN
     sel := all_names;
     parsed := parsed - 0;
@@ -469,12 +506,13 @@ BEGIN
   SELECT string_agg(m, ', ' ORDER BY m COLLATE "C") INTO unknown
     FROM (SELECT DISTINCT m FROM unnest(mentioned) m WHERE NOT (m = ANY (all_names))) x;
   IF unknown IS NOT NULL THEN PERFORM content.bad_request('unknown fields: ' || unknown); END IF;
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.name = ANY (sel) ORDER BY f.ord LOOP
-    IF d.kind IN ('image', 'document') THEN
-      nested := nested || jsonb_build_object(d.name,
-        content.fields_resolve(d.kind || 's', NULL, 'nested', coalesce(subs->d.name, '[]')));
-    ELSIF subs ? d.name THEN
-      PERFORM content.bad_request(format('''%s'' does not support nested fields', d.name));
+  FOR i IN 1..cardinality(names) LOOP
+    CONTINUE WHEN NOT (names[i] = ANY (sel));
+    IF kinds[i] IN ('image', 'document') THEN
+      nested := nested || jsonb_build_object(names[i],
+        content.fields_resolve(kinds[i] || 's', NULL, 'nested', coalesce(subs->names[i], '[]')));
+    ELSIF subs ? names[i] THEN
+      PERFORM content.bad_request(format('''%s'' does not support nested fields', names[i]));
     END IF;
   END LOOP;
   RETURN jsonb_build_object('sel', to_jsonb(sel), 'sub', nested);
@@ -498,7 +536,7 @@ BEGIN
       e := format('(SELECT %s FROM content.%s %s WHERE %s.id = %s AND %s.collection IN (SELECT id FROM content.collections WHERE NOT restricted))',
         content.item_sql(d.kind || 's', NULL, spec->'sub'->d.name, b, roots), d.kind || 's', b, b, replace(d.db_expr, '$a', a), b);
     ELSE
-      e := CASE WHEN d.expr = '$h' THEN content.html_url_sql(a) ELSE
+      e := CASE WHEN d.expr = '$h' THEN content.html_url_sql(a) WHEN d.expr = '$l' THEN content.locale_code_sql(a) ELSE
              replace(replace(replace(replace(d.expr, '$a', a), '$r', quote_literal(roots) || '::text[]'),
                      '$b', quote_literal(cfg.api_base_url)), '$m', quote_literal(cfg.media_url)) END;
     END IF;
@@ -607,15 +645,21 @@ DECLARE
   oname text;
   descending boolean;
   words text[];
+  too_long boolean;
   op text;
   off bigint := 0;
   lim bigint := least(20, coalesce(cfg.limit_max, 20));
   spec jsonb;
   where_sql text;
   total bigint;
-  ids integer[];
   items json;
   loc integer;
+  -- the total from content.subtree_counts: only site, type and descendant_of filter the listing
+  by_counts boolean := resource = 'pages';
+  count_roots text[];     -- the subtrees whose counters add up to the listing
+  count_types text[];     -- NULL: every type
+  count_less integer := 0;
+  f_kind text[] := '{}'; f_expr text[] := '{}'; f_name text[] := '{}';   -- the query's field filters
 BEGIN
   IF resource = 'pages' THEN
     -- 1. type
@@ -623,6 +667,7 @@ BEGIN
       ptypes := content.parse_types(q->>'type');
       IF NOT ('wagtailcore.Page' = ANY (ptypes)) THEN
         conds := conds || CASE WHEN cardinality(ptypes) = 1 THEN format('a.type = %L', ptypes[1]) ELSE format('a.type = ANY (%L::text[])', ptypes) END;
+        count_types := ptypes;
         IF cardinality(ptypes) = 1 THEN ptype := ptypes[1]; END IF;
       END IF;
     END IF;
@@ -630,6 +675,9 @@ BEGIN
     site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
     roots := content.site_roots(site);
     conds := conds || content.visible_sql('a', roots);
+    -- the visible pages are the union of the roots' subtrees: the outermost roots, once each
+    count_roots := ARRAY(SELECT DISTINCT r FROM unnest(roots) r
+                          WHERE NOT EXISTS (SELECT 1 FROM unnest(roots) o WHERE length(o) < length(r) AND left(r, length(o)) = o));
     known := known || ARRAY['type', 'child_of', 'ancestor_of', 'descendant_of', 'site'];
     IF cfg.i18n_enabled THEN known := known || ARRAY['translation_of', 'locale']; END IF;
   ELSE
@@ -637,24 +685,33 @@ BEGIN
   END IF;
 
   -- 3. unknown parameters
-  known := known || ARRAY(SELECT f.name FROM content.field_defs(resource, ptype) f WHERE f.filterable);
+  -- the filterable fields, read once: names for this check, the ones in the query for step 4
+  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable ORDER BY f.ord LOOP
+    known := known || d.name;
+    IF q ? d.name THEN
+      f_kind := f_kind || d.kind; f_expr := f_expr || replace(d.db_expr, '$a', 'a'); f_name := f_name || d.name;
+    END IF;
+  END LOOP;
   SELECT string_agg(k, ', ' ORDER BY k COLLATE "C") INTO unknown FROM jsonb_object_keys(q) k WHERE NOT (k = ANY (known));
   IF unknown IS NOT NULL THEN
     PERFORM content.bad_request('query parameter is not an operation or a recognised field: ' || unknown);
   END IF;
 
   -- 4. field filters, tree filters, order, translation_of, locale, search
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable AND q ? f.name ORDER BY f.ord LOOP
-    conds := conds || content.filter_sql(d.kind, replace(d.db_expr, '$a', 'a'), d.name, q->>d.name);
+  FOR i IN 1..cardinality(f_name) LOOP
+    conds := conds || content.filter_sql(f_kind[i], f_expr[i], f_name[i], q->>f_name[i]);
+    by_counts := false;
   END LOOP;
   IF resource = 'pages' THEN
     IF q ? 'child_of' THEN
       ref := content.tree_ref('child_of', q->>'child_of', roots, site, true, 'parent page doesn''t exist');
       conds := conds || format('a.parent = %s', ref.id);
+      by_counts := false;
     END IF;
     IF q ? 'ancestor_of' THEN
       ref := content.tree_ref('ancestor_of', q->>'ancestor_of', roots, site, false, 'descendant page doesn''t exist');
       conds := conds || format('a.path = ANY (%L::text[]) AND a.path <> %L', content.path_prefixes(ref.path), ref.path);
+      by_counts := false;
     END IF;
     IF q ? 'descendant_of' THEN
       IF q ? 'child_of' THEN PERFORM content.bad_request('filtering by descendant_of with child_of is not supported'); END IF;
@@ -662,6 +719,10 @@ BEGIN
       -- the subtree without its root as one index range: every descendant's path starts with the
       -- root's and is longer (paths are COLLATE "C", so this is LIKE 'root%' AND <> 'root')
       conds := conds || format('a.path > %L AND a.path < %L', ref.path, content.path_after(ref.path));
+      -- a visible page's subtree lies in its site's trees; its counters include the page itself
+      count_roots := ARRAY[ref.path];
+      count_less := CASE WHEN ref.live AND NOT ref.in_private AND ref.expire_at IS NULL
+                          AND (count_types IS NULL OR ref.type = ANY (count_types)) THEN 1 ELSE 0 END;
     END IF;
   END IF;
 
@@ -690,20 +751,25 @@ BEGIN
   IF resource = 'pages' AND q ? 'translation_of' THEN
     ref := content.tree_ref('translation_of', q->>'translation_of', roots, site, true, 'translation_of page doesn''t exist');
     conds := conds || format('a.translation_key = %L AND a.id <> %s', ref.translation_key, ref.id);
+    by_counts := false;
   END IF;
   IF resource = 'pages' AND q ? 'locale' THEN
     SELECT id INTO loc FROM content.locales WHERE language_code = q->>'locale';
     IF loc IS NULL THEN PERFORM content.not_found('No Locale matches the given query.'); END IF;
     conds := conds || format('a.locale_id = %s', loc);
+    by_counts := false;
   END IF;
   IF q ? 'search' THEN
     IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
+    by_counts := false;
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
     op := coalesce(q->>'search_operator', 'and');
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
-    words := content.words(replace(q->>'search', content.nul(), ' '));
-    -- a word longer than a lexeme can be (2 kB) matches nothing; content.words leaves it out
-    IF op = 'and' AND EXISTS (SELECT 1 FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w WHERE octet_length(w) > 2046) THEN
+    -- content.words in the same pass as the check for a word longer than a lexeme can be (2 kB): such
+    -- a word matches nothing, so with `and` nothing matches
+    SELECT coalesce(array_agg(DISTINCT w) FILTER (WHERE octet_length(w) <= 2046), '{}'), coalesce(bool_or(octet_length(w) > 2046), false)
+      INTO words, too_long FROM content.word_runs(replace(q->>'search', content.nul(), ' ')) w;
+    IF op = 'and' AND too_long THEN
       words := '{}';
     END IF;
     IF cardinality(words) = 0 THEN
@@ -731,40 +797,40 @@ BEGIN
   spec := content.fields_resolve(resource, ptype, 'listing', content.fields_parse(q->>'fields'));
 
   where_sql := array_to_string(conds, ' AND ');
-  -- The page of results, then the exact total only when that page does not show it (a short page
-  -- that starts at or before the end: total = offset + rows). Two statements, not one with a
-  -- count(*) OVER (): the window would read and keep every match before LIMIT, where ORDER BY … LIMIT
-  -- alone can stop early on an index in that order (path, (type, path), title).
-  -- A search matches few rows, found through its GIN index, not in an order: there one scan with a
-  -- window count beats scanning the matches twice.
-  IF lim > 0 AND q ? 'search' THEN
-    EXECUTE format('SELECT array_agg(x.id ORDER BY x.n), max(x.total) FROM (SELECT a.id, count(*) OVER () AS total, row_number() OVER (ORDER BY %3$s) AS n FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) x',
-      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids, total;
-    IF ids IS NULL AND off > 0 THEN
-      EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
-    END IF;
+  -- The page of results as JSON, built in the statement that finds it (one plan, and the JSON only for
+  -- the LIMITed rows: an inner query picks them, the outer one renders them in that order), then the
+  -- exact total only when that page does not show it (a short page that starts at or before the end:
+  -- total = offset + rows). Not count(*) OVER () there: the window would read and keep every match
+  -- before LIMIT, where ORDER BY … LIMIT alone can stop early on an index in that order (path,
+  -- (type, path), title). A search matches few rows, found through its GIN index, not in an order:
+  -- there one scan with a window count beats scanning the matches twice.
+  IF lim > 0 THEN
+    EXECUTE format('SELECT %6$s, json_agg(%7$s ORDER BY a.n) FROM (SELECT s.*, row_number() OVER () AS n FROM (SELECT a.*%8$s FROM content.%1$I a WHERE %2$s ORDER BY %3$s LIMIT %4$s OFFSET %5$s) s) a',
+      resource, where_sql, array_to_string(ord_sql, ', '), lim, off,
+      CASE WHEN q ? 'search' THEN 'max(a.total)' ELSE 'count(*)' END,
+      content.item_sql(resource, ptype, spec, 'a', roots),
+      CASE WHEN q ? 'search' THEN ', count(*) OVER () AS total' ELSE '' END) INTO total, items;
     total := coalesce(total, 0);
-  ELSIF lim > 0 THEN
-    EXECUTE format('SELECT ARRAY(SELECT a.id FROM content.%I a WHERE %s ORDER BY %s LIMIT %s OFFSET %s)',
-      resource, where_sql, array_to_string(ord_sql, ', '), lim, off) INTO ids;
-    total := cardinality(ids);
-    IF total = 0 THEN ids := NULL; END IF;
   END IF;
-  IF lim > 0 AND q ? 'search' THEN
-    NULL;  -- total counted above
+  IF lim > 0 AND q ? 'search' AND (total > 0 OR off = 0) THEN
+    NULL;  -- counted with the page
+  ELSIF lim > 0 AND q ? 'search' THEN
+    EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   ELSIF lim > 0 AND total > 0 AND total < lim THEN
     total := off + total;
   ELSIF lim > 0 AND total = 0 AND off = 0 THEN
     total := 0;
+  ELSIF by_counts THEN
+    -- the pages listed for good from the counters, those with an expiry date counted as they are now
+    -- (one statement: one plan)
+    EXECUTE format('SELECT (SELECT coalesce(sum(c.n), 0) FROM content.subtree_counts c WHERE c.path = ANY (%L::text[])%s) - %s'
+                   ' + (SELECT count(*) FROM content.pages a WHERE %s AND a.expire_at IS NOT NULL)',
+      count_roots, CASE WHEN count_types IS NULL THEN '' ELSE format(' AND c.type = ANY (%L::text[])', count_types) END,
+      count_less, where_sql) INTO total;
   ELSE
     EXECUTE format('SELECT count(*) FROM content.%I a WHERE %s', resource, where_sql) INTO total;
   END IF;
-  IF ids IS NULL THEN
-    items := '[]';
-  ELSE
-    EXECUTE format('SELECT json_agg(%s ORDER BY array_position($1, a.id)) FROM content.%I a WHERE a.id = ANY ($1)',
-      content.item_sql(resource, ptype, spec, 'a', roots), resource) INTO items USING ids;
-  END IF;
+  items := coalesce(items, '[]');
   RETURN json_build_object('meta', json_build_object('total_count', total), 'items', items);
 END $$;
 

@@ -4,7 +4,7 @@
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -f examples/content/tools/generate.sql -c 'SELECT content.generate(100000)'
 -- or: node examples/content/tools/generate.mjs [N] (DATABASE_URL names the database).
 -- Deterministic for a given N and seed (setseed). Run VACUUM ANALYZE content.pages afterwards (generate.mjs
--- does) so that counts are index-only scans.
+-- does) so that index-only scans need no heap visits.
 CREATE OR REPLACE FUNCTION content.generate(n integer DEFAULT 100000, seed double precision DEFAULT 0.42) RETURNS text
 LANGUAGE plpgsql AS $gen$
 DECLARE
@@ -18,7 +18,10 @@ DECLARE
   n_doc integer := greatest(n / 50, 10);
   ids integer[]; parents integer[]; paths text[]; depths integer[]; types text[]; titles text[]; locs integer[]; roots integer[];
   kids integer[];
-  i integer; p integer; r double precision; t text; d integer; loc integer; title text;
+  i integer; p integer; r double precision; t text; d integer; loc integer; title text; slug text;
+  -- kept here rather than left to the statement triggers (url_path, in_private): a second version of
+  -- every page right after the insert would double the heap and leave a dead entry in every index
+  slugs text[]; urls text[]; privs boolean[];
   site_roots integer[] := '{}';
   k integer;
 BEGIN
@@ -44,12 +47,14 @@ BEGIN
   -- translations); then each page under a parent picked with a bias towards recent pages (deep chains)
   ids := ARRAY[1]; parents := ARRAY[NULL::integer]; paths := ARRAY['0001']; depths := ARRAY[1];
   types := ARRAY['wagtailcore.Page']; titles := ARRAY['Root']; locs := ARRAY[1]; roots := ARRAY[NULL::integer];
+  slugs := ARRAY['home-1']; urls := ARRAY['']; privs := ARRAY[false];
   kids := array_fill(0, ARRAY[n + 16]);
   FOR k IN 1..8 LOOP
     i := k + 1;
     kids[1] := kids[1] + 1;
     ids := ids || i; parents := parents || 1; paths := paths || ('0001' || lpad(kids[1]::text, 4, '0')); depths := depths || 2;
     types := types || 'home.HomePage'::text; roots := roots || i;
+    slugs := slugs || ('home-' || i); urls := urls || ''::text; privs := privs || false;
     loc := CASE WHEN k IN (2, 6) THEN 2 WHEN k IN (3, 7) THEN 3 ELSE 1 END;
     locs := locs || loc;
     titles := titles || (ARRAY['Lumenfield Gardens','Jardins de Lumenfield','Lumenfield Gärten','Harbourline Journal','Harbourline Shop',
@@ -78,12 +83,17 @@ BEGIN
     ids := ids || i; parents := parents || p; depths := depths || d; types := types || t; locs := locs || loc; roots := roots || roots[p];
     paths := paths || (paths[p] || lpad(upper(to_hex(kids[p])), 4, '0'));
     titles := titles || title;
+    -- the slug from the title; url_path: the slugs below depth 2 (content.pages_url_path); in_private:
+    -- the page or an ancestor is private (content.pages_in_private)
+    slug := trim(both '-' from regexp_replace(lower(public.unaccent(title)), '[^a-z0-9]+', '-', 'g')) || '-' || i;
+    slugs := slugs || slug;
+    urls := urls || CASE WHEN d > 2 THEN urls[p] || slug || '/' ELSE '' END;
+    privs := privs || ((d > 3 AND i % 331 = 0) OR privs[p]);
   END LOOP;
   -- array position = page id
-  INSERT INTO content.pages (id, type, parent, path, depth, title, slug, locale_id, translation_key, live, private,
+  INSERT INTO content.pages (id, type, parent, path, depth, title, slug, url_path, in_private, locale_id, translation_key, live, private,
                              first_published_at, expire_at, show_in_menus, seo_title, search_description, alias_of, fields)
-  SELECT g.id, g.type, g.parent, g.path, g.depth, g.title,
-         CASE WHEN g.depth <= 2 THEN 'home-' || g.id ELSE trim(both '-' from regexp_replace(lower(public.unaccent(g.title)), '[^a-z0-9]+', '-', 'g')) || '-' || g.id END,
+  SELECT g.id, g.type, g.parent, g.path, g.depth, g.title, g.slug, g.url_path, g.in_private,
          g.loc,
          CASE WHEN g.id IN (2, 3, 4) THEN 'tk-home-a' WHEN g.id IN (5, 7, 8) THEN 'tk-home-b' WHEN g.depth = 2 THEN 'tk-home-' || g.id WHEN g.depth = 1 THEN 'tk-root' ELSE 'tk-' || (g.id % greatest(n / 3, 1)) END,
          g.depth <= 2 OR g.id % 37 <> 0,
@@ -105,8 +115,9 @@ BEGIN
                                                         'feed_image', CASE WHEN g.id % 6 = 0 THEN NULL ELSE 1 + (g.id * 3) % n_img END,
                                                         'reading_time', 1 + g.id % 20)
            ELSE '{}'::jsonb END
-  FROM (SELECT u.id, u.parent, u.path, u.depth, u.type, u.title, u.loc
-          FROM unnest(ids, parents, paths, depths, types, titles, locs) AS u(id, parent, path, depth, type, title, loc)) g;
+  FROM (SELECT u.id, u.parent, u.path, u.depth, u.type, u.title, u.loc, u.slug, u.url_path, u.in_private
+          FROM unnest(ids, parents, paths, depths, types, titles, locs, slugs, urls, privs)
+            AS u(id, parent, path, depth, type, title, loc, slug, url_path, in_private)) g;
 
   INSERT INTO content.sites (id, hostname, port, site_name, root_page, is_default_site) VALUES
     (1, 'www.lumenfield.test', 80, 'Lumenfield Gardens', 2, true),
