@@ -31,7 +31,9 @@ t.test('plan media types, options and the query identifier', async (t) => {
 
   const wal = await get('application/vnd.pgrst.plan+json; options=analyze|wal');
   t.equal(wal.headers['content-type'], 'application/vnd.pgrst.plan+json; options=analyze|wal; charset=utf-8');
-  t.equal(wal.json()[0].Plan['WAL Records'], 0);
+  // The wal option adds the WAL counters; a read usually writes none, but pruning a page it
+  // visits can write a record, so only their presence is stable.
+  t.type(wal.json()[0].Plan['WAL Records'], 'number', 'the wal option adds the WAL counters');
   t.type(wal.json()[0]['Execution Time'], 'number');
 
   const verbose = await get('application/vnd.pgrst.plan+json; options=verbose', '/projects');
