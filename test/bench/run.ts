@@ -35,6 +35,7 @@ import pg from 'pg';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSteps, scaledSize, type DatasetSize } from './dataset.js';
 import { chooseGenerator, runGenerator, stopGenerator, type GenResult } from './loadgen.js';
+import { exitCleanup } from './cleanup.js';
 import { envNumber } from './env.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
@@ -78,31 +79,9 @@ const median = (xs: number[]) => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// cleanup: every resource registers its release; run once, in reverse order, on every exit path
+// cleanup on every exit path (cleanup.ts)
 
-const cleanups: Array<() => Promise<void> | void> = [];
-let cleaning: Promise<void> | null = null;
-
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    stopGenerator();
-    for (const fn of cleanups.splice(0).reverse()) {
-      try {
-        await fn();
-      } catch (e) {
-        log(`cleanup: ${(e as Error).message}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-
-function abort(reason: string, code: number): void {
-  log(`\n${reason}: stopping…`);
-  void cleanup().finally(() => process.exit(code));
-}
-process.once('SIGINT', () => abort('SIGINT', 130));
-process.once('SIGTERM', () => abort('SIGTERM', 143));
+const { add: onExit, run: cleanup, abort } = exitCleanup(log, stopGenerator);
 
 // ---------------------------------------------------------------------------------------------
 // child processes
@@ -150,7 +129,7 @@ function startChild(name: string, args: string[], env: Record<string, string>): 
       }
     },
   };
-  cleanups.push(() => child.stop());
+  onExit(() => child.stop());
   return child;
 }
 
@@ -782,7 +761,7 @@ async function startExampleServer(name: string, configFile: string, uri: string,
     DBREST_SERVER_PORT: String(port),
     DBREST_LOG_LEVEL: 'error',
   });
-  cleanups.push(() => child.stop());
+  onExit(() => child.stop());
   const up = await waitAnswering(port, child, 30_000);
   if ('reason' in up) return { reason: up.reason };
   if (child.pid) serverPids.set(port, child.pid);
@@ -1018,12 +997,12 @@ async function runCatalogCase(adminUri: string): Promise<CatalogResult> {
   const client = new pg.Client({ connectionString: withDatabase(adminUri, 'dbrest_bench_catalog') });
   client.on('error', () => undefined);
   await client.connect();
-  cleanups.push(() => client.end().catch(() => undefined));
+  onExit(() => client.end().catch(() => undefined));
   // A second connection, as `serve` uses: the catalog is read on both in one shared snapshot.
   const helper = new pg.Client({ connectionString: withDatabase(adminUri, 'dbrest_bench_catalog') });
   helper.on('error', () => undefined);
   await helper.connect();
-  cleanups.push(() => helper.end().catch(() => undefined));
+  onExit(() => helper.end().catch(() => undefined));
   try {
     const sql = (generate as (tables: number, fks: number) => string)(cfg.w7Tables, cfg.w7Fks);
     let t0 = performance.now();
@@ -1226,11 +1205,11 @@ async function main(): Promise<number> {
   log(`load generator: ${generator.detail}`);
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-bench-'));
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+  onExit(() => rmSync(tmp, { recursive: true, force: true }));
 
   log('starting embedded PostgreSQL…');
   const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false, onProgress: (m) => log(`  ${m}`) });
-  cleanups.push(() => db.stop());
+  onExit(() => db.stop());
   const version = await (async () => {
     const c = new pg.Client({ connectionString: db.uri });
     await c.connect();

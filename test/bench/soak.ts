@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded/postgres.js';
+import { exitCleanup } from './cleanup.js';
 import { ANON_ROLE, datasetSteps, scaledSize } from './dataset.js';
 import { envNumber } from './env.js';
 
@@ -64,26 +65,7 @@ function percentile(sorted: Float64Array, p: number): number {
 // ---------------------------------------------------------------------------------------------
 // cleanup on every exit path
 
-const cleanups: Array<() => Promise<void> | void> = [];
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    for (const fn of cleanups.splice(0).reverse()) {
-      try {
-        await fn();
-      } catch (e) {
-        log(`cleanup: ${(e as Error).message}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.once(sig, () => {
-    log(`\n${sig}: stopping…`);
-    void cleanup().finally(() => process.exit(code));
-  });
-}
+const { add: onExit, run: cleanup } = exitCleanup(log);
 
 function startServer(port: number, uri: string): { proc: ChildProcess; tail: () => string; stop: () => Promise<void> } {
   const proc = spawn(process.execPath, [cfg.dbrestBin, 'serve'], {
@@ -112,7 +94,7 @@ function startServer(port: number, uri: string): { proc: ChildProcess; tail: () 
       await exited;
     }
   };
-  cleanups.push(stop);
+  onExit(stop);
   return { proc, tail: () => out.trim(), stop };
 }
 
@@ -190,10 +172,10 @@ function pick(ops: Op[], total: number): Op {
 async function main(): Promise<number> {
   log(`dbrest soak — ${os.cpus().length} CPU(s), node ${process.version}; ${cfg.seconds} s (${cfg.warmup} s warm-up), ${cfg.connections} clients, RSS every ${cfg.sample} s`);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-soak-'));
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+  onExit(() => rmSync(tmp, { recursive: true, force: true }));
   log('starting embedded PostgreSQL…');
   const db: EmbeddedPostgres = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata') });
-  cleanups.push(() => db.stop());
+  onExit(() => db.stop());
 
   log(`loading dataset (tracks ${size.tracks}, albums ${size.albums}, customers ${size.customers})…`);
   const admin = new pg.Client({ connectionString: db.uri });
@@ -227,7 +209,7 @@ async function main(): Promise<number> {
   log(`dbrest pid ${pid} on ${base}; RSS at start ${round((rssKb(pid) ?? 0) / 1024)} MB\n`);
 
   const agent = new Agent({ connections: cfg.connections });
-  cleanups.push(() => agent.close());
+  onExit(() => agent.close());
   const only = (process.env.SOAK_ONLY ?? '').split(',').map((x) => x.trim()).filter(Boolean);
   const ops = operations(base, port, agent).filter((o) => only.length === 0 || only.includes(o.name));
   if (ops.length === 0) throw new Error(`SOAK_ONLY matches no request kind`);
