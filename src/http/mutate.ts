@@ -36,12 +36,12 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
   const t0 = performance.now();
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
   const singular = media.ok && (media.value.media === 'object' || media.value.media === 'object-stripped');
-  // CSV of the written rows is built in SQL like a read's (PostgreSQL's text output for every type).
-  const csv = media.ok && media.value.media === 'csv';
+  // CSV and NDJSON of the written rows are built in SQL like a read's (PostgreSQL's text output).
+  const text = media.ok && (media.value.media === 'csv' || media.value.media === 'ndjson') ? media.value.media : undefined;
   if (media.ok && media.value.plan) {
     const plan = planMutate(req, relation, cache, cfg);
     if (!plan.ok) return plan;
-    return explainStatement(req, who, app, buildMutateStatement(plan.value, { singular, csv }), media.value.plan, media.value.contentType, false);
+    return explainStatement(req, who, app, buildMutateStatement(plan.value, { singular, text }), media.value.plan, media.value.contentType, false);
   }
   // POST and PATCH read the body with `columns=` (PUT ignores it, DELETE has none).
   const columns = req.method === 'POST' || req.method === 'PATCH' ? req.query.columns : null;
@@ -49,7 +49,7 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
     const p = planMutate(r, relation, cache, cfg);
     if (!p.ok) return p;
     if (!media.ok) return media; // a plan error comes first, as PostgREST checks
-    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular, csv })) });
+    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular, text })) });
   });
   if (!planned.ok) return planned;
   const plan = planned.value.plan;
@@ -188,7 +188,7 @@ function respondMutate(req: ApiRequest, plan: MutatePlan, media: Negotiated, cfg
 
   let body: string | null = null;
   if (representation) {
-    const shaped = media.media === 'csv' ? ok(r.body ?? '') : readBodyFor(media.media, r.body ?? '[]', r.pageCount);
+    const shaped = readBodyFor(media.media, r.body ?? '[]', r.pageCount);
     if (!shaped.ok) return shaped;
     body = shaped.value;
     headers['Content-Type'] = media.contentType;

@@ -1,7 +1,6 @@
 // Shapes the JSON array text that PostgreSQL built into the negotiated representation. Pure.
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
-import { jsonRowsToCsv } from './csv.js';
 import type { ReadMedia } from './negotiate.js';
 
 export function singularError(pageCount: number) {
@@ -38,11 +37,9 @@ export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: numb
     case 'array-stripped':
       return ok(JSON.stringify(stripNulls(JSON.parse(arrayText))));
     case 'ndjson':
-      // Reads and calls build it in SQL (sql/media.ts); a write's representation comes here.
-      return ok((JSON.parse(arrayText) as unknown[]).map((r) => JSON.stringify(r) + '\n').join(''));
     case 'csv':
-      // Reads and calls build it in SQL (sql/media.ts); a write's representation comes here.
-      return ok(jsonRowsToCsv(JSON.parse(arrayText) as Array<Record<string, unknown>>));
+      // Reads, calls and writes build these in SQL (sql/media.ts): the text is the body already.
+      return ok(arrayText);
     case 'plan':
     // Handlers and raw output build their body in SQL (sql/media.ts); it is not shaped here.
     case 'handler':

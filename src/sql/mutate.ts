@@ -69,8 +69,11 @@ export function postconditionFailure(e: { readonly code: string; readonly messag
 export interface MutateStatementOptions {
   /** `Accept: application/vnd.pgrst.object+json`: exactly one row, else DBRST116 (rolled back). */
   readonly singular: boolean;
-  /** `Accept: text/csv` with return=representation: the body is CSV built in SQL, as a read's is. */
-  readonly csv?: boolean;
+  /**
+   * `Accept: text/csv` or `application/x-ndjson` with return=representation: the body is built in
+   * SQL as a read's is (sql/media.ts), not as the JSON array.
+   */
+  readonly text?: 'csv' | 'ndjson';
 }
 
 /**
@@ -91,9 +94,11 @@ export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOpti
   const count = constant('pg_catalog.count(_postgrest_t)');
   const body = !representation
     ? constant('NULL::text')
-    : opts.csv
+    : opts.text === 'csv'
       ? mediaBodySql({ kind: 'csv', header: rowsFrom })
-      : sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text`;
+      : opts.text === 'ndjson'
+        ? mediaBodySql({ kind: 'ndjson', scalar: false })
+        : sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text`;
   const location =
     m.kind === 'insert' && plan.action === 'create' && plan.representation === 'headers-only' && plan.primaryKey.length > 0
       ? sql`CASE WHEN ${count} = 1 THEN (pg_catalog.json_agg(_postgrest_t) -> 0)::text END`
