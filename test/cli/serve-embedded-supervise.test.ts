@@ -31,6 +31,11 @@ async function showFsync(cwd: string): Promise<string> {
   }
 }
 
+/** Until dbrest's output holds `text` `times` times (its supervisor noticed a crash, say), or 30 s. */
+async function untilLogged(output: () => string, text: string, times = 1): Promise<void> {
+  for (let i = 0; i < 300 && output().split(text).length - 1 < times; i++) await sleep(100);
+}
+
 const films = (port: number) => httpRequest(`http://localhost:${port}/films?select=title&order=id&limit=1`);
 
 t.test('kill -9 of the embedded postmaster: dbrest restarts it and serves again', async (t) => {
@@ -49,6 +54,8 @@ t.test('kill -9 of the embedded postmaster: dbrest restarts it and serves again'
 
   const first = postmaster(cwd);
   process.kill(first.pid, 'SIGKILL');
+  // Backends outlive their postmaster for a moment and may still answer: probe once dbrest saw the exit.
+  await untilLogged(s.output, 'exited unexpectedly');
 
   // Requests in the gap get 503s in the error model (or succeed if the restart already happened);
   // never anything else, and the same dbrest process ends up answering 200.
@@ -74,6 +81,7 @@ t.test('kill -9 of the embedded postmaster: dbrest restarts it and serves again'
 
   // Writes and reads of the restarted server: a second kill is handled the same way.
   process.kill(second.pid, 'SIGKILL');
+  await untilLogged(s.output, 'exited unexpectedly', 2);
   let again = await films(port);
   for (let i = 0; i < 600 && again.status !== 200; i++) {
     await sleep(100);
