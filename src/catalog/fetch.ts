@@ -43,15 +43,17 @@ const BEGIN_SQL = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 /**
  * Share `client`'s snapshot with `helper` (pg_export_snapshot / SET TRANSACTION SNAPSHOT), so the
  * two can read the catalog in parallel and still see one consistent state. False when the server
- * will not (a standby, a pooler in the way): then everything runs on `client`.
+ * will not (a standby, a pooler in the way): then everything runs on `client`. The export runs at
+ * the transaction's top level: PostgreSQL refuses it inside a subtransaction (a savepoint), so a
+ * failure ends `client`'s transaction and starts it again, before anything was read in it.
  */
 async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Promise<boolean> {
   let id: string;
   try {
-    const [, rows] = await many(client, 'SAVEPOINT dbrest_snapshot', 'SELECT pg_catalog.pg_export_snapshot() AS id', 'RELEASE SAVEPOINT dbrest_snapshot');
-    id = String((rows?.[0] as { id?: unknown } | undefined)?.id ?? '');
+    const { rows } = await client.query('SELECT pg_catalog.pg_export_snapshot() AS id');
+    id = String((rows[0] as { id?: unknown } | undefined)?.id ?? '');
   } catch {
-    await client.query('ROLLBACK TO SAVEPOINT dbrest_snapshot');
+    await many(client, 'ROLLBACK', BEGIN_SQL, CATALOG_SETTINGS_SQL);
     return false;
   }
   // A snapshot id is hex digits and dashes; checked, as SET TRANSACTION SNAPSHOT takes no parameter.
@@ -70,7 +72,11 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
  * `client` while the others run on `helper`, in the same snapshot: on a big catalog that is most of
  * the fetch time saved from a cold start. The helper is left open for the caller to close.
  */
-export async function fetchCatalog(client: CatalogClient, schemas: readonly string[], helper: CatalogClient | null = null): Promise<{ raw: RawCatalog; ms: number }> {
+export async function fetchCatalog(
+  client: CatalogClient,
+  schemas: readonly string[],
+  helper: CatalogClient | null = null,
+): Promise<{ raw: RawCatalog; ms: number; parallel: boolean }> {
   const started = performance.now();
   const params = [[...schemas]];
   const run = async (on: CatalogClient, text: string, values?: unknown[]): Promise<unknown[]> => (await on.query(text, values)).rows;
@@ -106,5 +112,5 @@ export async function fetchCatalog(client: CatalogClient, schemas: readonly stri
     if (shared) await helper!.query('ROLLBACK').catch(() => undefined);
     throw e;
   }
-  return { raw, ms: performance.now() - started };
+  return { raw, ms: performance.now() - started, parallel: shared };
 }

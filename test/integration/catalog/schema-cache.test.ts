@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 import t from 'tap';
 import { buildSchemaCache } from '../../../src/catalog/build.js';
-import { fetchCatalog } from '../../../src/catalog/fetch.js';
+import { fetchCatalog, type CatalogClient } from '../../../src/catalog/fetch.js';
 import { loadSchemaCache } from '../../../src/catalog/load.js';
 import { findColumn, findRelation, findRoutines, relationshipsFrom, suggest } from '../../../src/catalog/lookup.js';
 import type { RawCatalog } from '../../../src/catalog/raw.js';
@@ -21,7 +21,7 @@ import type {
 } from '../../../src/catalog/types.js';
 import { runIntrospect } from '../../../src/cli/introspect.js';
 import type { AppConfig } from '../../../src/config/types.js';
-import { createTestDatabase, fixture, type TestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, fixture, withDatabase, type TestDatabase } from '../../helpers/db.js';
 
 const SCHEMAS = ['public', 'extra'] as const;
 const RAW_FIXTURE = fixture('catalog', 'catalog.raw.json');
@@ -346,6 +346,47 @@ t.test('determinism and the exposed schemas', async (t) => {
   } finally {
     await pool.end();
   }
+});
+
+t.test('the catalog read on two connections sharing one snapshot', async (t) => {
+  const serial = JSON.stringify(raw);
+  const helper = new pg.Client({ connectionString: db.uri });
+  await helper.connect();
+  try {
+    const shared = await fetchCatalog(client, SCHEMAS, helper);
+    t.equal(shared.parallel, true, 'the helper imported the snapshot');
+    t.equal(JSON.stringify(shared.raw), serial, 'and the rows are those of a read on one connection');
+  } finally {
+    await helper.end();
+  }
+
+  // A helper on another database cannot import the snapshot: all of it is read on `client`.
+  const other = new pg.Client({ connectionString: withDatabase(db.uri, 'postgres') });
+  await other.connect();
+  try {
+    const alone = await fetchCatalog(client, SCHEMAS, other);
+    t.equal(alone.parallel, false, 'snapshot refused: not parallel');
+    t.equal(JSON.stringify(alone.raw), serial, 'same rows');
+    t.same((await other.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the refused helper is usable (its transaction was ended)');
+  } finally {
+    await other.end();
+  }
+
+  // A server that will not export a snapshot: the transaction is started again and read alone.
+  const refusing: CatalogClient = {
+    query: (text: string, values?: unknown[]) =>
+      text.includes('pg_export_snapshot') ? client.query('SELECT 1/0') : client.query(text, values),
+  };
+  const helper2 = new pg.Client({ connectionString: db.uri });
+  await helper2.connect();
+  try {
+    const fallback = await fetchCatalog(refusing, SCHEMAS, helper2);
+    t.equal(fallback.parallel, false, 'export refused: not parallel');
+    t.equal(JSON.stringify(fallback.raw), serial, 'same rows');
+  } finally {
+    await helper2.end();
+  }
+  t.same((await client.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the client is out of its transaction and usable');
 });
 
 t.test('the recorded raw catalog builds the same cache', async (t) => {
