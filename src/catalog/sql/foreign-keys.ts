@@ -12,12 +12,6 @@ import { VIEW_CLOSURE_CTE } from './view-sources.js';
 export const FOREIGN_KEYS_SQL = `${VIEW_CLOSURE_CTE},
 exposed_namespaces AS (
   SELECT oid FROM pg_namespace WHERE nspname = ANY ($1::text[])
-),
--- Column sets (sorted attnums) of every primary key and unique constraint.
-key_sets AS (
-  SELECT con.conrelid, (SELECT array_agg(k ORDER BY k) FROM unnest(con.conkey) AS k) AS attnums
-  FROM pg_constraint con
-  WHERE con.contype IN ('p', 'u')
 )
 SELECT
   fk.oid,
@@ -27,10 +21,12 @@ SELECT
   other.relname AS foreign_table,
   fk.conname AS name,
   cols.pairs AS columns,
+  -- Same column set as a primary key or unique constraint of the referencing table: contained
+  -- both ways (keys list no column twice). An index probe per FK, not a sort of every key.
   EXISTS (
-    SELECT 1 FROM key_sets ks
-    WHERE ks.conrelid = fk.conrelid
-      AND ks.attnums = (SELECT array_agg(k ORDER BY k) FROM unnest(fk.conkey) AS k)
+    SELECT 1 FROM pg_constraint ks
+    WHERE ks.conrelid = fk.conrelid AND ks.contype IN ('p', 'u')
+      AND ks.conkey @> fk.conkey AND ks.conkey <@ fk.conkey
   ) AS one_to_one
 FROM pg_constraint fk
 JOIN pg_class tab ON tab.oid = fk.conrelid

@@ -110,7 +110,10 @@ columns AS (
       NOT (a.attnotnull OR (t.typtype = 'd' AND t.typnotnull)),              -- nullable
       CASE                                                                   -- default
         WHEN a.attgenerated <> '' THEN NULL                                  -- GENERATED ALWAYS AS (...)
-        WHEN a.attidentity = 'd' THEN format('nextval(%L::regclass)', seq.objid::regclass::text)  -- BY DEFAULT AS IDENTITY
+        WHEN a.attidentity = 'd' THEN format('nextval(%L::regclass)', (          -- BY DEFAULT AS IDENTITY: its sequence
+          SELECT seq.objid::regclass::text FROM pg_depend seq
+          WHERE seq.refclassid = 'pg_class'::regclass AND seq.refobjid = a.attrelid AND seq.refobjsubid = a.attnum
+            AND seq.classid = 'pg_class'::regclass AND seq.deptype = 'i'))
         WHEN ad.adbin IS NOT NULL THEN pg_get_expr(ad.adbin, 0)             -- names no column: no relation context
         WHEN t.typtype = 'd' THEN pg_get_expr(t.typdefaultbin, 0)            -- CREATE DOMAIN ... DEFAULT
       END,
@@ -138,9 +141,6 @@ columns AS (
   LEFT JOIN pg_type et ON et.oid = bt.typelem
   LEFT JOIN enum_labels el ON el.enumtypid = bt.oid
   LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-  LEFT JOIN pg_depend seq                                                    -- an identity's sequence
-    ON a.attidentity = 'd' AND seq.refclassid = 'pg_class'::regclass AND seq.refobjid = a.attrelid
-   AND seq.refobjsubid = a.attnum AND seq.classid = 'pg_class'::regclass AND seq.deptype = 'i'
   LEFT JOIN pg_description cd
     ON cd.objoid = a.attrelid AND cd.classoid = 'pg_class'::regclass AND cd.objsubid = a.attnum
   GROUP BY a.attrelid
