@@ -24,6 +24,17 @@ export interface Lease {
    * batch is the only one on it (db/cancel-watch.ts: only then may it be cancelled).
    */
   hold(): boolean;
+  /** This lease's batch is the oldest in flight on its connection: the one PostgreSQL is running. */
+  head(): boolean;
+  /**
+   * A cancel request is about to be sent for this lease's batch while other batches follow it on
+   * the connection (db/cancel-watch.ts): the signal may land on one of them instead (if ours ends
+   * first). Those are retried (hitByCancel), and the connection is discarded after its last batch,
+   * so nothing of the cancel (a signal still pending) can reach a later request.
+   */
+  cancelWithOthers(): void;
+  /** A cancel sent for another batch on this connection may have hit this one (see cancelWithOthers). */
+  hitByCancel(): boolean;
 }
 
 interface InFlight {
@@ -44,7 +55,11 @@ interface Shared {
   guarded: number;
   broken: Error | null;
   held?: boolean;
+  /** The batch a cancel request was sent for while others followed it (cancelWithOthers). */
+  cancelled?: InFlight;
 }
+
+const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
 /** A request waiting for a connection (to join or of its own), first come first served. */
 interface Waiter {
@@ -143,7 +158,14 @@ export class LeaseManager {
   /** A connection of its own that no batch joins until released (a cursor's: db/cursor.ts). */
   async acquireExclusive(): Promise<Lease> {
     const client = await this.pool.connect();
-    return { client, release: (broken?: Error) => client.release(broken), hold: () => true };
+    return {
+      client,
+      release: (broken?: Error) => client.release(broken),
+      hold: () => true,
+      head: () => true,
+      cancelWithOthers: () => undefined,
+      hitByCancel: () => false,
+    };
   }
 
   private hasFreeConnection(): boolean {
@@ -178,6 +200,13 @@ export class LeaseManager {
     return {
       client: entry.client,
       hold: () => !released && (entry.held = true) && entry.inFlight.length === 1,
+      head: () => !released && entry.inFlight[0] === batch,
+      cancelWithOthers: () => {
+        entry.held = true;
+        entry.cancelled = batch;
+        entry.broken ??= CANCELLED_WITH_OTHERS;
+      },
+      hitByCancel: () => entry.cancelled !== undefined && entry.cancelled !== batch,
       release: (broken?: Error) => {
         if (released) return;
         released = true;

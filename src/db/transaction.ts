@@ -95,7 +95,11 @@ export function contextPrelude(tx: Pick<RequestTransaction, 'readOnly' | 'settin
 
 const CANCELLED_IN_TRANSACTION = new Error('a request inside BEGIN … ROLLBACK was cancelled: its connection is closed');
 
-export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Promise<TxOutcome> {
+/**
+ * `again`: this is the second run of a batch that a cancel request meant for another batch on its
+ * connection may have hit (Lease.hitByCancel); it is not run a third time.
+ */
+export async function runTransaction(pool: pg.Pool, tx: RequestTransaction, again = false): Promise<TxOutcome> {
   // The request's class for the sharing policy: the shape of its (first) main statement.
   const key = tx.statements[0]?.text ?? null;
   const manager = leases(pool);
@@ -145,6 +149,9 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction): Pro
     if (pgError) {
       // A server error ends the batch's implicit transaction (rolled back); the connection is fine.
       await release();
+      // Cancelled by a request that went away ahead of it on the connection (db/cancel-watch.ts):
+      // nothing of it was kept, so it runs again, on another connection.
+      if (pgError.code === '57014' && !again && leased.hitByCancel()) return runTransaction(pool, tx, true);
       return { ok: false, kind: 'database', error: pgError };
     }
     await release(cause instanceof Error ? cause : new Error(String(cause)));

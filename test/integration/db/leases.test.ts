@@ -7,6 +7,7 @@ import t from 'tap';
 import { leases } from '../../../src/db/leases.js';
 import { createPool } from '../../../src/db/pool.js';
 import { runTransaction, type RequestTransaction } from '../../../src/db/transaction.js';
+import { ClientGone } from '../../../src/request/gone.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
 const base: RequestTransaction = { readOnly: false, settings: [], preRequest: null, statements: [], end: 'commit', prepared: true };
@@ -181,4 +182,87 @@ t.test('a waiter whose acquisition times out leaves the line; the next one is se
   t.equal(l.client, held.client, 'the next waiter got the connection');
   l.release();
   t.equal(pool.idleCount, 1);
+});
+
+// A client that goes away while its batch runs at the head of a connection, with another batch
+// pipelined behind it: the running batch is cancelled at once (not left to run to its end), the
+// follower is answered, and the connection is not reused. A follower that the cancel may have hit
+// (simulated here by a second cancel while it runs) is run again on another connection.
+t.test('a batch whose client went away is cancelled though another follows it; the follower is answered', async (t) => {
+  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
+  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const pid = async (): Promise<number> => {
+    const out = await runTransaction(pool, { ...base, statements: [{ text: 'SELECT pg_backend_pid()', values: [] }] });
+    if (!out.ok) throw new Error('pg_backend_pid failed');
+    return out.results[0]!.rows[0]![0] as number;
+  };
+  const insertThenSleep = (id: number, seconds: number) => [
+    { text: 'INSERT INTO items VALUES ($1, $2)', values: [id, 'follower'] },
+    { text: 'SELECT pg_sleep($1::float8), $2::int AS id', values: [seconds, id] },
+  ];
+
+  await t.test('the head batch is cancelled at once', async (t) => {
+    const before = await pid();
+    const gone = new ClientGone();
+    const started = performance.now();
+    // Started in the same tick: the second joins the first's connection (all the pool has).
+    const head = runTransaction(pool, { ...base, signal: gone, statements: [{ text: 'SELECT pg_sleep(5)', values: [] }] });
+    const follower = runTransaction(pool, { ...base, statements: insertThenSleep(1, 0) });
+    await sleep(150);
+    t.equal(pool.totalCount, 1, 'one connection for both');
+    gone.abort();
+    const [h, f] = await Promise.all([head, follower]);
+    const ms = performance.now() - started;
+    t.equal(!h.ok && h.kind === 'database' && h.error.code, '57014', 'the head batch was cancelled');
+    t.ok(ms < 2000, `and did not run its 5 s (${Math.round(ms)} ms)`);
+    t.ok(f.ok, 'the follower was answered');
+    if (f.ok) t.same(f.results[1]!.rows, [['', 1]], 'with its rows');
+    t.same(await db.query('SELECT id FROM items'), [{ id: 1 }], 'its insert was made once');
+    t.not(await pid(), before, 'the connection the cancel was sent on was not reused');
+  });
+
+  await t.test('a follower hit by a cancel meant for the head runs again', async (t) => {
+    await db.query('TRUNCATE items');
+    const gone = new ClientGone();
+    const head = runTransaction(pool, { ...base, signal: gone, statements: [{ text: 'SELECT pg_sleep(5)', values: [] }] });
+    const follower = runTransaction(pool, { ...base, statements: insertThenSleep(2, 0.8) });
+    await sleep(100);
+    gone.abort();
+    // The follower is running its pg_sleep now: cancel it, as the head's cancel would if it came late.
+    let hitAt = 0;
+    for (let i = 0; i < 100 && hitAt === 0; i++) {
+      const hit = await db.query<{ n: number }>(
+        "SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep($1::float8)%' AND state = 'active'",
+      );
+      if (hit[0]!.n > 0) hitAt = performance.now();
+      else await sleep(20);
+    }
+    t.ok(hitAt > 0, 'the follower was cancelled while it ran');
+    const [h, f] = await Promise.all([head, follower]);
+    t.equal(!h.ok && h.kind === 'database' && h.error.code, '57014', 'the head batch was cancelled');
+    t.ok(f.ok, 'the follower was answered after all');
+    if (f.ok) t.same(f.results[1]!.rows, [['', 2]]);
+    const after = performance.now() - hitAt;
+    t.ok(after >= 750, `by a second run, whole after the cancel (${Math.round(after)} ms)`);
+    t.same(await db.query('SELECT id FROM items'), [{ id: 2 }], 'its insert is there once: the cancelled run left nothing');
+  });
+
+  await t.test('a batch cancelled by anyone else is not run again', async (t) => {
+    await db.query('TRUNCATE items');
+    const alone = runTransaction(pool, { ...base, statements: insertThenSleep(3, 2) });
+    for (let i = 0; i < 100; i++) {
+      const hit = await db.query<{ n: number }>(
+        "SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep($1::float8)%' AND state = 'active'",
+      );
+      if (hit[0]!.n > 0) break;
+      await sleep(20);
+    }
+    const out = await alone;
+    t.equal(!out.ok && out.kind === 'database' && out.error.code, '57014', 'its 57014 is its answer');
+    t.same(await db.query('SELECT id FROM items'), [], 'and nothing was written');
+  });
 });
