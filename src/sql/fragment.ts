@@ -2,9 +2,18 @@
 // parameter; identifiers go through ident()/qualified(), the single quoting door; constant() is the
 // loudly named escape hatch for literal SQL written in our own source. Pure; no I/O.
 
-export type SqlPart =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'value'; readonly value: unknown; readonly cast: string | null };
+/**
+ * A piece of a fragment: literal SQL text, a bound value, or a nested fragment. Fragments nest
+ * instead of being copied into each other (a request's statement is built from hundreds of small
+ * fragments several levels deep; copying every level's parts cost more than the rest of building
+ * it): compile() flattens them once.
+ */
+export type SqlPart = string | SqlValue | Sql;
+
+interface SqlValue {
+  readonly value: unknown;
+  readonly cast: string | null;
+}
 
 export interface Sql {
   readonly __sql: true;
@@ -19,14 +28,14 @@ export const isSql = (x: unknown): x is Sql =>
 /** Tagged template: sql`SELECT ${ident('a')} FROM t WHERE id = ${5}` → `$1` bound to 5. */
 export function sql(strings: TemplateStringsArray, ...args: unknown[]): Sql {
   const parts: SqlPart[] = [];
-  strings.forEach((s, i) => {
-    if (s) parts.push({ kind: 'text', text: s });
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i]!;
+    if (s !== '') parts.push(s);
     if (i < args.length) {
       const a = args[i];
-      if (isSql(a)) parts.push(...a.parts);
-      else parts.push({ kind: 'value', value: a, cast: null });
+      parts.push(isSql(a) ? a : { value: a, cast: null });
     }
-  });
+  }
   return makeSql(parts);
 }
 
@@ -36,21 +45,21 @@ export function quoteIdent(name: string): string {
   return '"' + name.replace(/"/g, '""') + '"';
 }
 
-export const ident = (name: string): Sql => makeSql([{ kind: 'text', text: quoteIdent(name) }]);
+export const ident = (name: string): Sql => makeSql([quoteIdent(name)]);
 
 export const qualified = (q: { readonly schema: string; readonly name: string }): Sql =>
-  makeSql([{ kind: 'text', text: `${quoteIdent(q.schema)}.${quoteIdent(q.name)}` }]);
+  makeSql([`${quoteIdent(q.schema)}.${quoteIdent(q.name)}`]);
 
 /**
  * An explicit parameter. `cast` must be a type name that came from the schema cache (or our own
  * source), never from request text: it is written into the SQL as `$n::<cast>`.
  */
 export const value = (v: unknown, cast: string | null = null): Sql =>
-  makeSql([{ kind: 'value', value: v, cast }]);
+  makeSql([{ value: v, cast }]);
 
 /** Raw SQL from our own source. Takes only string literal types so request data cannot reach it. */
 export const constant = <T extends string>(text: string extends T ? never : T): Sql =>
-  makeSql([{ kind: 'text', text }]);
+  makeSql([text]);
 
 /**
  * Raw SQL text for type names that come from the schema cache (format_type output); they are
@@ -58,7 +67,7 @@ export const constant = <T extends string>(text: string extends T ? never : T): 
  */
 export const catalogType = (typeName: string): Sql => {
   if (!/^[\w\s".,()[\]]+$/.test(typeName)) throw new Error(`unexpected type name ${JSON.stringify(typeName)}`);
-  return makeSql([{ kind: 'text', text: typeName }]);
+  return makeSql([typeName]);
 };
 
 /**
@@ -67,7 +76,7 @@ export const catalogType = (typeName: string): Sql => {
  */
 export const catalogExpression = (text: string): Sql => {
   if (text.includes('\u0000')) throw new Error('default expression contains a NUL byte');
-  return makeSql([{ kind: 'text', text }]);
+  return makeSql([text]);
 };
 
 /**
@@ -79,17 +88,17 @@ export const catalogExpression = (text: string): Sql => {
  */
 export const rowCount = (n: number): Sql => {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a row count: ${n}`);
-  return makeSql([{ kind: 'text', text: String(n) }]);
+  return makeSql([String(n)]);
 };
 
 export const empty: Sql = makeSql([]);
 
 export function join(items: ReadonlyArray<Sql>, separator: Sql = sql`, `): Sql {
-  const parts: SqlPart[] = [];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(...separator.parts);
-    parts.push(...item.parts);
-  });
+  const parts: SqlPart[] = new Array<SqlPart>(items.length === 0 ? 0 : 2 * items.length - 1);
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts[2 * i - 1] = separator;
+    parts[2 * i] = items[i]!;
+  }
   return makeSql(parts);
 }
 
@@ -102,14 +111,18 @@ export interface Statement {
 
 /** Render to text + values, numbering parameters `$1…$n` in order. */
 export function compile(fragment: Sql): Statement {
-  let text = '';
-  const values: unknown[] = [];
+  const out = { text: '', values: [] as unknown[] };
+  render(fragment, out);
+  return out;
+}
+
+function render(fragment: Sql, out: { text: string; values: unknown[] }): void {
   for (const part of fragment.parts) {
-    if (part.kind === 'text') text += part.text;
+    if (typeof part === 'string') out.text += part;
+    else if (isSql(part)) render(part, out);
     else {
-      values.push(part.value);
-      text += part.cast ? `$${values.length}::${part.cast}` : `$${values.length}`;
+      out.values.push(part.value);
+      out.text += part.cast ? `$${out.values.length}::${part.cast}` : `$${out.values.length}`;
     }
   }
-  return { text, values };
 }
