@@ -200,6 +200,17 @@ t.test('a batch whose client went away is cancelled though another follows it; t
     if (!out.ok) throw new Error('pg_backend_pid failed');
     return out.results[0]!.rows[0]![0] as number;
   };
+  /** pg_cancel_backend on the backend running insertThenSleep's pg_sleep, once it runs; false if it never did. */
+  const cancelRunningSleep = async (): Promise<boolean> => {
+    for (let i = 0; i < 100; i++) {
+      const hit = await db.query<{ n: number }>(
+        "SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep($1::float8)%' AND state = 'active'",
+      );
+      if (hit[0]!.n > 0) return true;
+      await sleep(20);
+    }
+    return false;
+  };
   const insertThenSleep = (id: number, seconds: number) => [
     { text: 'INSERT INTO items VALUES ($1, $2)', values: [id, 'follower'] },
     { text: 'SELECT pg_sleep($1::float8), $2::int AS id', values: [seconds, id] },
@@ -233,15 +244,8 @@ t.test('a batch whose client went away is cancelled though another follows it; t
     await sleep(100);
     gone.abort();
     // The follower is running its pg_sleep now: cancel it, as the head's cancel would if it came late.
-    let hitAt = 0;
-    for (let i = 0; i < 100 && hitAt === 0; i++) {
-      const hit = await db.query<{ n: number }>(
-        "SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep($1::float8)%' AND state = 'active'",
-      );
-      if (hit[0]!.n > 0) hitAt = performance.now();
-      else await sleep(20);
-    }
-    t.ok(hitAt > 0, 'the follower was cancelled while it ran');
+    t.ok(await cancelRunningSleep(), 'the follower was cancelled while it ran');
+    const hitAt = performance.now();
     const [h, f] = await Promise.all([head, follower]);
     t.equal(!h.ok && h.kind === 'database' && h.error.code, '57014', 'the head batch was cancelled');
     t.ok(f.ok, 'the follower was answered after all');
@@ -254,13 +258,7 @@ t.test('a batch whose client went away is cancelled though another follows it; t
   await t.test('a batch cancelled by anyone else is not run again', async (t) => {
     await db.query('TRUNCATE items');
     const alone = runTransaction(pool, { ...base, statements: insertThenSleep(3, 2) });
-    for (let i = 0; i < 100; i++) {
-      const hit = await db.query<{ n: number }>(
-        "SELECT count(pg_cancel_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep($1::float8)%' AND state = 'active'",
-      );
-      if (hit[0]!.n > 0) break;
-      await sleep(20);
-    }
+    t.ok(await cancelRunningSleep(), 'cancelled while it ran');
     const out = await alone;
     t.equal(!out.ok && out.kind === 'database' && out.error.code, '57014', 'its 57014 is its answer');
     t.same(await db.query('SELECT id FROM items'), [], 'and nothing was written');
