@@ -44,6 +44,8 @@ const CATALOG_SETTINGS_SQL = "SELECT set_config('search_path', '', true), set_co
  */
 const COLUMNS_SETTINGS_SQL = "SELECT set_config('enable_nestloop', 'off', true)";
 const BEGIN_SQL = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+/** `client`'s transaction: the snapshot, the settings, and nested loops off for the columns. */
+const CLIENT_BEGIN = [BEGIN_SQL, CATALOG_SETTINGS_SQL, COLUMNS_SETTINGS_SQL] as const;
 
 /**
  * Share `client`'s snapshot with `helper` (pg_export_snapshot / SET TRANSACTION SNAPSHOT), so the
@@ -58,7 +60,7 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
     const { rows } = await client.query('SELECT pg_catalog.pg_export_snapshot() AS id');
     id = String((rows[0] as { id?: unknown } | undefined)?.id ?? '');
   } catch {
-    await many(client, 'ROLLBACK', BEGIN_SQL, CATALOG_SETTINGS_SQL, COLUMNS_SETTINGS_SQL);
+    await many(client, 'ROLLBACK', ...CLIENT_BEGIN);
     return false;
   }
   // A snapshot id is hex digits and dashes; checked, as SET TRANSACTION SNAPSHOT takes no parameter.
@@ -85,7 +87,7 @@ export async function fetchCatalog(
   const started = performance.now();
   const params = [[...schemas]];
   const run = async (on: CatalogClient, text: string, values?: unknown[]): Promise<unknown[]> => (await on.query(text, values)).rows;
-  await many(client, BEGIN_SQL, CATALOG_SETTINGS_SQL, COLUMNS_SETTINGS_SQL);
+  await many(client, ...CLIENT_BEGIN);
   let shared = false;
   let raw: RawCatalog;
   try {

@@ -348,44 +348,43 @@ t.test('determinism and the exposed schemas', async (t) => {
   }
 });
 
+/** A connection of its own to `uri` for `fn`, closed afterwards. */
+async function withClient<T>(uri: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: uri });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 t.test('the catalog read on two connections sharing one snapshot', async (t) => {
   const serial = JSON.stringify(raw);
-  const helper = new pg.Client({ connectionString: db.uri });
-  await helper.connect();
-  try {
+  await withClient(db.uri, async (helper) => {
     const shared = await fetchCatalog(client, SCHEMAS, helper);
     t.equal(shared.parallel, true, 'the helper imported the snapshot');
     t.equal(JSON.stringify(shared.raw), serial, 'and the rows are those of a read on one connection');
-  } finally {
-    await helper.end();
-  }
+  });
 
   // A helper on another database cannot import the snapshot: all of it is read on `client`.
-  const other = new pg.Client({ connectionString: withDatabase(db.uri, 'postgres') });
-  await other.connect();
-  try {
+  await withClient(withDatabase(db.uri, 'postgres'), async (other) => {
     const alone = await fetchCatalog(client, SCHEMAS, other);
     t.equal(alone.parallel, false, 'snapshot refused: not parallel');
     t.equal(JSON.stringify(alone.raw), serial, 'same rows');
     t.same((await other.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the refused helper is usable (its transaction was ended)');
-  } finally {
-    await other.end();
-  }
+  });
 
   // A server that will not export a snapshot: the transaction is started again and read alone.
   const refusing: CatalogClient = {
     query: (text: string, values?: unknown[]) =>
       text.includes('pg_export_snapshot') ? client.query('SELECT 1/0') : client.query(text, values),
   };
-  const helper2 = new pg.Client({ connectionString: db.uri });
-  await helper2.connect();
-  try {
-    const fallback = await fetchCatalog(refusing, SCHEMAS, helper2);
+  await withClient(db.uri, async (helper) => {
+    const fallback = await fetchCatalog(refusing, SCHEMAS, helper);
     t.equal(fallback.parallel, false, 'export refused: not parallel');
     t.equal(JSON.stringify(fallback.raw), serial, 'same rows');
-  } finally {
-    await helper2.end();
-  }
+  });
   t.same((await client.query('SELECT 1 AS ok')).rows, [{ ok: 1 }], 'the client is out of its transaction and usable');
 });
 
