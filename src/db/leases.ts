@@ -12,6 +12,13 @@
 // before (and get DBRST003 when db-pool-acquisition-timeout passes). Those that wait are served in
 // the order they came, by a connection they may join or one of the pool's, whichever is first; a
 // request that comes while others wait queues behind them instead of joining past them.
+//
+// Hedging: a batch, once sent, can only wait for the batches ahead of it, and on a busy machine a
+// backend that loses the CPU for tens of ms holds up every batch behind it. So a batch whose caller
+// said it may run twice (a read-only one: Lease.whenStalled) and that a head serving longer than
+// SharePolicy.hedgeAfter holds up is handed back to its caller to be run on another connection too,
+// first in line; the first answer wins (db/transaction.ts). The copy left behind still runs, and
+// its lease ends as usual.
 import type pg from 'pg';
 import { SharePolicy } from './share-policy.js';
 
@@ -35,6 +42,19 @@ export interface Lease {
   cancelWithOthers(): void;
   /** A cancel sent for another batch on this connection may have hit this one (see cancelWithOthers). */
   hitByCancel(): boolean;
+  /**
+   * Call `hedge` (once) if this batch is held up by a stalled head batch, or is a stalled head of a
+   * class known fast: the caller may then run it on another connection too (hedged). Only for a
+   * batch that may run twice: read-only, with nothing outside the database to repeat.
+   */
+  whenStalled(hedge: () => void): void;
+}
+
+/** A connection for a hedged batch (LeaseManager.hedge): null when abandoned before one came. */
+export interface HedgeLease {
+  readonly lease: Promise<Lease | null>;
+  /** The other run answered first: leave the line if still in it. */
+  abandon(): void;
 }
 
 interface InFlight {
@@ -44,6 +64,8 @@ interface InFlight {
   readonly started: number;
   /** It was not known fast when it joined. */
   readonly guarded: boolean;
+  /** Lease.whenStalled's callback, until called or released. */
+  onStall?: (() => void) | undefined;
 }
 
 interface Shared {
@@ -64,7 +86,7 @@ const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other b
 /** A request waiting for a connection (to join or of its own), first come first served. */
 interface Waiter {
   readonly key: string | null;
-  readonly resolve: (lease: Lease) => void;
+  readonly resolve: (lease: Lease | null) => void;
   readonly reject: (e: Error) => void;
   served: boolean;
 }
@@ -80,6 +102,11 @@ export class LeaseManager {
    * batch is answered) or a connection from the pool.
    */
   private readonly waiting: Waiter[] = [];
+  /** Batches with a whenStalled callback not called yet; the timer checks for stalls while any. */
+  private stallWatched = 0;
+  private stallTimer: NodeJS.Timeout | null = null;
+  /** Batches run a second time by hedging (tests, metrics). */
+  hedges = 0;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -106,9 +133,36 @@ export class LeaseManager {
    * first in line. Rejects when the pool's acquisition timeout passes first.
    */
   connect(key: string | null): Promise<Lease> {
-    return new Promise<Lease>((resolve, reject) => {
+    return this.enqueue(key, false).promise as Promise<Lease>;
+  }
+
+  /**
+   * A connection for the second run of a stalled batch (whenStalled): one it may join other than
+   * `avoid`'s, or the pool's, ahead of those waiting (it has waited already).
+   */
+  hedge(key: string | null, avoid: pg.PoolClient): HedgeLease {
+    this.hedges++;
+    const shared = this.shareable(key, this.hasFreeConnection(), avoid);
+    if (shared) return { lease: Promise.resolve(this.lease(shared, key)), abandon: () => undefined };
+    const { promise, waiter } = this.enqueue(key, true);
+    return {
+      lease: promise,
+      abandon: () => {
+        if (waiter.served) return;
+        waiter.served = true;
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        waiter.resolve(null);
+      },
+    };
+  }
+
+  private enqueue(key: string | null, first: boolean): { promise: Promise<Lease | null>; waiter: Waiter } {
+    let waiter!: Waiter;
+    const promise = new Promise<Lease | null>((resolve, reject) => {
       const w: Waiter = { key, resolve, reject, served: false };
-      this.waiting.push(w);
+      waiter = w;
+      if (first) this.waiting.unshift(w);
+      else this.waiting.push(w);
       // Every waiter asks the pool once; a connection the pool gives goes to the first in line,
       // or back when nobody waits any more (its waiter joined a busy connection meanwhile).
       this.pool.connect().then(
@@ -122,6 +176,7 @@ export class LeaseManager {
         },
       );
     });
+    return { promise, waiter };
   }
 
   /** Requests waiting in line for a connection (tests, metrics). */
@@ -165,6 +220,7 @@ export class LeaseManager {
       head: () => true,
       cancelWithOthers: () => undefined,
       hitByCancel: () => false,
+      whenStalled: () => undefined,
     };
   }
 
@@ -174,12 +230,12 @@ export class LeaseManager {
   }
 
   /** The least busy connection the policy lets a batch of `key` join. */
-  private shareable(key: string | null, free: boolean): Shared | null {
+  private shareable(key: string | null, free: boolean, avoid?: pg.PoolClient): Shared | null {
     const now = performance.now();
     const fast = this.policy.fast(key);
     let best: Shared | null = null;
     for (const s of this.busy.values()) {
-      if (s.broken || s.held || (best && s.inFlight.length >= best.inFlight.length)) continue;
+      if (s.broken || s.held || s.client === avoid || (best && s.inFlight.length >= best.inFlight.length)) continue;
       const head = s.inFlight[0];
       const state = {
         depth: s.inFlight.length,
@@ -207,9 +263,19 @@ export class LeaseManager {
         entry.broken ??= CANCELLED_WITH_OTHERS;
       },
       hitByCancel: () => entry.cancelled !== undefined && entry.cancelled !== batch,
+      whenStalled: (hedge: () => void) => {
+        if (released || batch.onStall) return;
+        batch.onStall = hedge;
+        this.stallWatched++;
+        this.armStallTimer();
+      },
       release: (broken?: Error) => {
         if (released) return;
         released = true;
+        if (batch.onStall) {
+          batch.onStall = undefined;
+          this.stallWatched--;
+        }
         const now = performance.now();
         // Leases end in answer order; the time this one was served is since it reached the head.
         const i = entry.inFlight.indexOf(batch);
@@ -222,8 +288,42 @@ export class LeaseManager {
           this.busy.delete(entry.client);
           entry.client.release(entry.broken ?? undefined);
         } else if (this.waiting.length > 0) this.serveWaiting();
+        if (this.stallWatched > 0) this.checkStalls(now);
       },
     };
+  }
+
+  /**
+   * Hand the batches a stalled head holds up (and a stalled head of a fast class) to their
+   * callers' hedge. A head not known fast may simply be a slow statement: it is not hedged itself.
+   */
+  private checkStalls(now: number): void {
+    let due: Array<() => void> | null = null;
+    for (const s of this.busy.values()) {
+      const head = s.inFlight[0];
+      if (!head || (s.inFlight.length === 1 && !head.onStall)) continue;
+      if (now - Math.max(head.started, s.lastDone) <= this.policy.hedgeAfter(head.key)) continue;
+      for (let i = 0; i < s.inFlight.length; i++) {
+        const b = s.inFlight[i]!;
+        if (!b.onStall || (i === 0 && !this.policy.fast(b.key))) continue;
+        (due ??= []).push(b.onStall);
+        b.onStall = undefined;
+        this.stallWatched--;
+      }
+    }
+    // Called after the loop: a hedge leases a connection, which changes `busy`.
+    if (due) for (const hedge of due) hedge();
+  }
+
+  /** Between releases (which check too), a timer looks for stalls while batches are watched. */
+  private armStallTimer(): void {
+    if (this.stallTimer !== null || this.stallWatched === 0) return;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null;
+      this.checkStalls(performance.now());
+      this.armStallTimer();
+    }, this.policy.options.hedgeMinMs / 2);
+    this.stallTimer.unref();
   }
 }
 

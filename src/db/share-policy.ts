@@ -33,6 +33,14 @@ export interface SharePolicyOptions {
   readonly stallFactor: number;
   readonly stallMinMs: number;
   readonly stallMaxMs: number;
+  /**
+   * A read-only batch held up by a stalled head (or a stalled head of a fast class) is also run on
+   * another connection (db/leases.ts, hedging) once the head has been served longer than
+   * `hedgeFactor` × its class average within these bounds (ms); a head not known fast gets `hedgeMinMs`.
+   */
+  readonly hedgeFactor: number;
+  readonly hedgeMinMs: number;
+  readonly hedgeMaxMs: number;
   /** Classes remembered at most (the statistics are dropped when this is passed). */
   readonly maxClasses: number;
 }
@@ -50,6 +58,9 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   stallFactor: 4,
   stallMinMs: 2,
   stallMaxMs: 20,
+  hedgeFactor: 8,
+  hedgeMinMs: 20,
+  hedgeMaxMs: 40,
   maxClasses: 10_000,
 };
 
@@ -102,6 +113,16 @@ export class SharePolicy {
   /** The moving average of a class's batch times (undefined before its first sample). */
   average(key: string | null): number | undefined {
     return key === null ? undefined : this.stats.get(key)?.ewma;
+  }
+
+  /**
+   * How long a head batch of class `key` may be served before the batches it holds up are run
+   * elsewhere too (ms).
+   */
+  hedgeAfter(key: string | null): number {
+    const o = this.options;
+    const usual = this.fast(key) ? this.average(key) : undefined;
+    return usual === undefined ? o.hedgeMinMs : Math.min(o.hedgeMaxMs, Math.max(o.hedgeMinMs, o.hedgeFactor * usual));
   }
 
   /**

@@ -8,7 +8,7 @@ import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';
 import { BatchError, runBatch, type BatchResult, type BatchStatement } from './batch.js';
 import { watchDisconnect } from './cancel-watch.js';
-import { leases } from './leases.js';
+import { leases, type Lease, type LeaseManager } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
 import type { GoneSignal } from '../request/gone.js';
 
@@ -24,6 +24,12 @@ export interface RequestTransaction {
   readonly prepared: boolean;
   /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
   readonly signal?: GoneSignal;
+  /**
+   * It may run twice: when a stalled batch holds it up on a shared connection, it is also run on
+   * another one and the first answer wins (db/leases.ts, hedging). Only for a read-only
+   * transaction with nothing outside the database to repeat (a read of tables and views).
+   */
+  readonly hedge?: boolean;
 }
 
 export type TxOutcome =
@@ -111,6 +117,45 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction, agai
       return { ok: false, kind: 'acquire', error: e as Error };
     }
   }
+  if (tx.hedge && tx.readOnly && tx.end === 'commit' && !again) return hedged(pool, tx, manager, key, lease);
+  return runOn(pool, tx, lease, again);
+}
+
+const HEDGE_ABANDONED = new Error('the other run answered first');
+
+/**
+ * Runs a hedgeable transaction on its lease; if the lease reports it stalled, on a second
+ * connection too. The first answer wins (a failure to connect or a broken connection waits for the
+ * other run); the run left behind still ends and releases its lease.
+ */
+function hedged(pool: pg.Pool, tx: RequestTransaction, manager: LeaseManager, key: string | null, lease: Lease): Promise<TxOutcome> {
+  return new Promise<TxOutcome>((resolve) => {
+    let running = 1;
+    let settled = false;
+    let abandon: (() => void) | null = null;
+    const settle = (outcome: TxOutcome) => {
+      running--;
+      if (settled || (!outcome.ok && outcome.kind !== 'database' && running > 0)) return;
+      settled = true;
+      abandon?.();
+      resolve(outcome);
+    };
+    lease.whenStalled(() => {
+      if (settled) return;
+      running++;
+      const second = manager.hedge(key, lease.client);
+      abandon = second.abandon;
+      second.lease.then(
+        (l) => (l === null ? settle({ ok: false, kind: 'acquire', error: HEDGE_ABANDONED }) : void runOn(pool, tx, l, false).then(settle)),
+        (e: Error) => settle({ ok: false, kind: 'acquire', error: e }),
+      );
+    });
+    void runOn(pool, tx, lease, false).then(settle);
+  });
+}
+
+/** Runs the transaction on a lease it was given, and releases it. */
+async function runOn(pool: pg.Pool, tx: RequestTransaction, lease: Lease, again: boolean): Promise<TxOutcome> {
   const started = performance.now();
   const prelude = contextPrelude(tx);
   const batch: BatchStatement[] = tx.end === 'rollback' ? [{ text: 'BEGIN', values: [] }, ...prelude] : prelude;

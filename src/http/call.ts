@@ -116,7 +116,7 @@ export async function executeCall(
     row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];
   } else {
     const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
-    const outcome = await runRequestTransaction(req, who, app, [statement], call.readOnly);
+    const outcome = await runRequestTransaction(req, who, app, [statement], { readOnly: call.readOnly });
     if (!outcome.ok) return err(writeError(outcome, who, app));
     row = outcome.results[0]!.rows[0] as typeof row;
   }

@@ -43,7 +43,7 @@ export async function explainStatement(
   // (pg_stat_statements is loaded on their servers). Turned on for this transaction when the role
   // may set it (a superuser-level setting), silently skipped otherwise; same round trip.
   const statements = plan.options.includes('verbose') ? [compile(COMPUTE_QUERY_ID), statement] : [statement];
-  const outcome = await runRequestTransaction(req, who, app, statements, readOnly, false);
+  const outcome = await runRequestTransaction(req, who, app, statements, { readOnly, prepared: false });
   if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
   const rows = outcome.results[statements.length - 1]!.rows.map((r) => r[0]);
   // The driver parses the json column; re-encoded, a 64-bit "Query Identifier" comes out rounded

@@ -67,7 +67,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   } else {
     const statements = [compile(main)];
     if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
-    const outcome = await runRequestTransaction(req, who, app, statements, true);
+    const outcome = await runRequestTransaction(req, who, app, statements, { readOnly: true, hedge: true });
     if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
     const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
     let total: number | null = row[0] === null ? null : Number(row[0]);

@@ -42,26 +42,38 @@ export function preRequestStatement(cfg: Pick<AppConfig, 'dbPreRequest'>): State
   return st;
 }
 
+export interface RunOptions {
+  readonly readOnly?: boolean;
+  /** Default: db-prepared-statements. */
+  readonly prepared?: boolean;
+  /**
+   * A read of tables and views: it may run twice (db/transaction.ts, hedging). Not with a
+   * db-pre-request function, which may do things outside the database.
+   */
+  readonly hedge?: boolean;
+}
+
 /** A request's transaction: its context settings, pre-request, statements, ended as configured. */
 export async function runRequestTransaction(
   req: ApiRequest,
   who: AuthResult,
   app: AppState,
   statements: ReadonlyArray<Statement>,
-  readOnly = false,
-  prepared = app.config.dbPreparedStatements,
+  { readOnly = false, prepared = app.config.dbPreparedStatements, hedge = false }: RunOptions = {},
 ): Promise<TxOutcome> {
   const cfg = app.config;
   const end = txEnd(cfg, req.preferences);
+  const preRequest = preRequestStatement(cfg);
   // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
   const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
   return runTransaction(app.pool, {
     readOnly,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
-    preRequest: preRequestStatement(cfg),
+    preRequest,
     statements: all,
     end,
     prepared,
+    hedge: hedge && readOnly && preRequest === null,
     ...(req.signal ? { signal: req.signal } : {}),
   });
 }

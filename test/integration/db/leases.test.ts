@@ -264,3 +264,51 @@ t.test('a batch whose client went away is cancelled though another follows it; t
     t.same(await db.query('SELECT id FROM items'), [], 'and nothing was written');
   });
 });
+
+// Hedging: a read-only batch held up behind a stalled head batch on a shared connection is also run
+// on another connection, and its first answer wins; a batch that may not run twice waits its turn.
+t.test('a read held up by a stalled head is answered from another connection; a write waits', async (t) => {
+  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
+  const pool = createPool(db.uri, { dbPool: 2, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  const slow = { text: 'SELECT pg_sleep($1::float8)', values: [0.6] };
+  const read = { text: 'SELECT $1::int AS n', values: [42] };
+  const write = { text: 'INSERT INTO items VALUES ($1, $2) RETURNING id', values: [1, 'once'] };
+  // Known fast classes (as measured by earlier batches), so the reads join the head's connection
+  // while a second connection is still free.
+  for (const st of [slow, read, write]) for (let i = 0; i < 3; i++) manager.policy.record(st.text, 0.5);
+  const after = manager.policy.hedgeAfter(slow.text);
+
+  await t.test('the read is hedged', async (t) => {
+    const started = performance.now();
+    const head = runTransaction(pool, { ...base, readOnly: true, statements: [slow] });
+    const follower = runTransaction(pool, { ...base, readOnly: true, hedge: true, statements: [read] });
+    const f = await follower;
+    const ms = performance.now() - started;
+    t.ok(f.ok, 'answered');
+    if (f.ok) t.same(f.results[0]!.rows, [[42]], 'with its rows');
+    t.ok(ms < 400, `before the head's 600 ms were over (${Math.round(ms)} ms; hedged after ${after} ms)`);
+    t.equal(manager.hedges, 1, 'by a second run');
+    t.equal(pool.totalCount, 2, 'on the other connection');
+    t.ok((await head).ok, 'the head ends as usual');
+    await sleep(20);
+    t.equal(pool.idleCount, 2, 'and the run left behind gave its connection back');
+  });
+
+  await t.test('a batch that may not run twice waits for the head', async (t) => {
+    const started = performance.now();
+    const head = runTransaction(pool, { ...base, readOnly: true, statements: [slow] });
+    const follower = runTransaction(pool, { ...base, statements: [write] });
+    const f = await follower;
+    const ms = performance.now() - started;
+    t.ok(f.ok, 'answered');
+    t.ok(ms >= 550, `after the head (${Math.round(ms)} ms)`);
+    t.equal(manager.hedges, 1, 'not hedged');
+    t.same(await db.query('SELECT id FROM items'), [{ id: 1 }], 'its row is there once');
+    t.ok((await head).ok);
+  });
+});

@@ -88,3 +88,17 @@ t.test('a head serving longer than usual for its class stops all joining', async
   t.equal(p.mayJoin(conn(1, 2.1, 'slow', 1), true, false), false, 'a head not known fast: 2 ms');
   t.equal(p.mayJoin(conn(1, 1.9, null, 1), true, false), true);
 });
+
+t.test('how long a head may stall before what it holds up is hedged', async (t) => {
+  const p = new SharePolicy();
+  t.equal(p.hedgeAfter('new'), 20, 'a head not known fast: the minimum');
+  t.equal(p.hedgeAfter(null), 20);
+  feed(p, 'one', 1, 1, 1);
+  t.equal(p.hedgeAfter('one'), 20, '8 × a 1 ms average is under the minimum');
+  feed(p, 'four', 4, 4, 4);
+  t.equal(p.hedgeAfter('four'), 32, '8 × 4 ms');
+  feed(p, 'nine', 9, 9, 9);
+  t.equal(p.hedgeAfter('nine'), 40, 'never beyond 40 ms');
+  feed(p, 'export', 30, 30, 30);
+  t.equal(p.hedgeAfter('export'), 20, 'a class not fast: the minimum');
+});
