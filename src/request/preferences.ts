@@ -32,7 +32,22 @@ function maxAffected(value: string): number | null {
   return Number(value);
 }
 
+/** Most requests send no Prefer: one shared answer (frozen: nobody changes a request's preferences). */
+const NONE: Preferences = Object.freeze({
+  return: null,
+  count: null,
+  resolution: null,
+  missing: null,
+  handling: null,
+  tx: null,
+  maxAffected: null,
+  params: null,
+  timezone: null,
+  invalid: Object.freeze([]) as ReadonlyArray<string>,
+});
+
 export function parsePreferences(headerValues: ReadonlyArray<string>): Preferences {
+  if (headerValues.length === 0) return NONE;
   const prefs: Mutable<Omit<Preferences, 'invalid'>> = {
     return: null,
     count: null,

@@ -37,4 +37,6 @@ export function canonicalLocation(relation: string, pairs: ReadonlyArray<readonl
 
 /** Network.HTTP.Base.urlEncode: UTF-8, every byte but the unreserved characters as %XX. */
 const urlEncode = (s: string): string =>
-  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  UNRESERVED.test(s) ? s : encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+/** Nothing to encode (most names and values: `id`, `eq.5`, `id.desc`): skip the encoder. */
+const UNRESERVED = /^[A-Za-z0-9\-_.~]*$/;

@@ -365,11 +365,13 @@ const serverPids = new Map<number, number>(); // port → pid
 let postmasterPid: number | null = null;
 const TICKS_PER_SECOND = 100;
 
-function cpuTicks(pid: number): number {
+/** utime + stime; with `reaped`, also the time of its children that have exited (cutime + cstime). */
+function cpuTicks(pid: number, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
+    const own = Number(fields[11]) + Number(fields[12]);
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own;
   } catch {
     return 0;
   }
@@ -377,7 +379,9 @@ function cpuTicks(pid: number): number {
 
 function postgresTicks(): number {
   if (postmasterPid === null) return 0;
-  let total = cpuTicks(postmasterPid);
+  // Backends that exit during a round (a pool closing idle connections) take their CPU time out
+  // of the sum of the live ones; the postmaster's reaped-children time puts it back.
+  let total = cpuTicks(postmasterPid, true);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
