@@ -32,8 +32,8 @@ function maxAffected(value: string): number | null {
   return Number(value);
 }
 
-/** Most requests send no Prefer: one shared answer (frozen: nobody changes a request's preferences). */
-const NONE: Preferences = Object.freeze({
+/** No preference set. */
+const BLANK: Omit<Preferences, 'invalid'> = {
   return: null,
   count: null,
   resolution: null,
@@ -43,22 +43,13 @@ const NONE: Preferences = Object.freeze({
   maxAffected: null,
   params: null,
   timezone: null,
-  invalid: Object.freeze([]) as ReadonlyArray<string>,
-});
+};
+/** Most requests send no Prefer: one shared answer (frozen: nobody changes a request's preferences). */
+const NONE: Preferences = Object.freeze({ ...BLANK, invalid: Object.freeze([]) as ReadonlyArray<string> });
 
 export function parsePreferences(headerValues: ReadonlyArray<string>): Preferences {
   if (headerValues.length === 0) return NONE;
-  const prefs: Mutable<Omit<Preferences, 'invalid'>> = {
-    return: null,
-    count: null,
-    resolution: null,
-    missing: null,
-    handling: null,
-    tx: null,
-    maxAffected: null,
-    params: null,
-    timezone: null,
-  };
+  const prefs: Mutable<Omit<Preferences, 'invalid'>> = { ...BLANK };
   const invalid: string[] = [];
   let timezoneSeen = false;
   for (const header of headerValues) {
