@@ -1,63 +1,37 @@
-// GET/HEAD on a table or view: plan → negotiate (media handlers) → build → execute (one round trip) → respond.
+// GET/HEAD on a table or view: prepare (plan → negotiate → build, http/read-prep.ts) → execute (one round trip) → respond.
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
-import { legacyTargetWarning } from '../plan/filters.js';
-import { planRead } from '../plan/read-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { readBodyFor } from '../response/read-body.js';
 import { parseResponseGucs } from '../response/gucs.js';
-import { negotiateMedia } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { applyHeaders, canonicalLocation } from '../response/headers.js';
-import { parseUrlEncoded } from '../request/urlencoded.js';
+import { applyHeaders } from '../response/headers.js';
 import { preferenceApplied } from './mutate.js';
 import type { ResponseSpec } from '../response/types.js';
-import { compile } from '../sql/fragment.js';
-import { mediaBodySql } from '../sql/media.js';
 import { estimatedTotal } from '../sql/count.js';
-import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import type { AppState } from './app.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { explainStatement } from './explain.js';
-import { mediaBodyFor, readOffers } from './media.js';
-import { runRequestTransaction, txEnd } from './tx.js';
-import { findRelation } from '../catalog/lookup.js';
+import { runRequestTransaction } from './tx.js';
+import { prepareRead } from './read-prep.js';
 import type { BodyStream } from '../response/types.js';
-import { buildReadStreamStatement } from '../sql/stream.js';
 import { framing, runStreamed } from './stream.js';
-import { streamFormat } from './stream-policy.js';
-
-const MAX_CONTENT_LOCATION = 8 * 1024;
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
   const count = req.preferences.count;
-  const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
-  if (!plan.ok) return plan;
-  // Negotiated against the relation's media handlers (PostgREST: after planning, so a bad select wins).
-  const offers = readOffers(cache, req.schema, relation, plan.value);
-  const media = negotiateMedia(req.accept, offers, { planEnabled: cfg.dbPlanEnabled, acceptHeader: req.headers['accept'] });
-  if (!media.ok) return media;
-  const mediaBody = mediaBodyFor(cache, media.value, plan.value, null, req.method === 'HEAD');
-
-  const countOpt = count === 'planned' ? null : count;
-  const main = buildReadStatement(
-    plan.value,
-    mediaBody === undefined ? { count: countOpt, maxRows: cfg.dbMaxRows } : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody) },
-  );
-  if (media.value.plan) return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, true);
+  const prep = prepareRead(req, relation, cache, cfg);
+  if (!prep.ok) return prep;
+  const { plan, media, mediaBody, format } = prep.value;
+  if (media.plan) return explainStatement(req, who, app, prep.value.main, media.plan, media.contentType, true);
 
   const t1 = performance.now();
-  const format = streamFormat(
-    { media: media.value.media, headersOnly: req.method === 'HEAD', count, readOnly: true, txEnd: txEnd(cfg, req.preferences), plan: plan.value, relation: findRelation(cache, req.schema, relation) ?? null },
-    cfg,
-  );
   let result: ReadResult;
   if (format !== null) {
     // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
-    const s = await runStreamed(req, who, app, compile(buildReadStreamStatement(plan.value, format)), framing(format));
+    const s = await runStreamed(req, who, app, prep.value.streamStatement!, framing(format));
     if (!s.ok) return err(apiErrorFromTx(s, who.authenticated, app));
     const [headersGuc, statusGuc] = s.first.after;
     const gucs = { headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null };
@@ -65,9 +39,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
       ? { total: null, pageCount: s.first.rows.length, body: s.body, ...gucs }
       : { total: null, pageCount: null, body: null, ...gucs, stream: s.stream };
   } else {
-    const statements = [compile(main)];
-    if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
-    const outcome = await runRequestTransaction(req, who, app, statements, { readOnly: true, hedge: true });
+    const outcome = await runRequestTransaction(req, who, app, prep.value.statements, { readOnly: true, hedge: true });
     if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
     const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
     let total: number | null = row[0] === null ? null : Number(row[0]);
@@ -88,7 +60,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   let body: Result<string | Buffer>;
   if (result.stream === undefined) {
     const { total, pageCount } = result;
-    const offset = plan.value.range.offset;
+    const offset = plan.range.offset;
     const range = rangeStatus(offset, pageCount!, total);
     const contentRangeValue = contentRange(offset, pageCount!, total);
     if (range.status === 416) return err({ ...range.error, headers: { 'Content-Range': contentRangeValue } });
@@ -96,20 +68,18 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     status = range.status;
     // A handler's or raw body (CSV, NDJSON too) is sent as SQL built it (no row: empty); the
     // built-ins are shaped here.
-    body = mediaBody !== undefined || format !== null ? ok(result.body ?? '') : readBodyFor(media.value.media, (result.body as string | null) ?? '[]', pageCount!);
+    body = mediaBody !== undefined || format !== null ? ok(result.body ?? '') : readBodyFor(media.media, (result.body as string | null) ?? '[]', pageCount!);
     if (!body.ok) return body;
   } else body = ok('');
-  headers['Content-Type'] = media.value.contentType;
+  headers['Content-Type'] = media.contentType;
   if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   // Left out when it would be longer than clients accept in a header (a long `in.(…)` list in a
-  // URL of up to 64 KiB): most clients refuse response headers over 16 KiB.
-  const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
-  if (location.length <= MAX_CONTENT_LOCATION) headers['Content-Location'] = location;
+  // URL of up to 64 KiB): http/read-prep.ts.
+  if (prep.value.location !== null) headers['Content-Location'] = prep.value.location;
   // PostgREST's read answer echoes the count, tx, handling and timezone preferences it honoured.
   const applied = preferenceApplied(req.preferences, cfg, {});
   if (applied !== null) headers['Preference-Applied'] = applied;
-  const warning = legacyTargetWarning(plan.value.legacyTargets);
-  if (warning !== null) headers['Warning'] = warning;
+  if (prep.value.warning !== null) headers['Warning'] = prep.value.warning;
   applyHeaders(headers, gucs.value.headers);
   const timings = { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 };
   const finalStatus = gucs.value.status ?? status;
