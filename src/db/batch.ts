@@ -28,6 +28,8 @@ class ArrayResult {
   command: string | null = null;
   rowCount: number | null = null;
   readonly rows: unknown[][] = [];
+  /** Bytes of its DataRow messages. */
+  bytes = 0;
   private parsers: Array<(text: string) => unknown> = [];
 
   constructor(private readonly types: TypeParsers) {}
@@ -36,7 +38,8 @@ class ArrayResult {
     this.parsers = fields.map((f) => this.types.getTypeParser(f.dataTypeID, f.format || 'text'));
   }
 
-  addRow(raw: ReadonlyArray<string | null>): void {
+  addRow(raw: ReadonlyArray<string | null>, length: number): void {
+    this.bytes += length;
     const row = new Array<unknown>(raw.length);
     for (let i = 0; i < raw.length; i++) {
       const v = raw[i];
@@ -78,6 +81,8 @@ export interface BatchStatement {
 
 export interface BatchResult {
   readonly rows: unknown[][];
+  /** Size of the rows as PostgreSQL sent them (DataRow messages, bytes). */
+  readonly bytes: number;
   readonly rowCount: number | null;
   readonly command: string | null;
 }
@@ -93,7 +98,7 @@ export class BatchError extends Error {
 }
 
 /** What a statement whose rows are discarded reports. */
-const NO_ROWS: BatchResult = { rows: [], rowCount: null, command: null };
+const NO_ROWS: BatchResult = { rows: [], bytes: 0, rowCount: null, command: null };
 
 // Extends pg.Query because pg's pipeline mode refuses other submittables (pg-cursor & co.).
 class BatchQuery extends (pg.Query as unknown as new (config: object | string) => object) {
@@ -154,8 +159,8 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
     this.results[this.current]?.addFields(msg.fields);
   }
 
-  handleDataRow(msg: { fields: ReadonlyArray<string | null> }): void {
-    this.results[this.current]?.addRow(msg.fields);
+  handleDataRow(msg: { fields: ReadonlyArray<string | null>; length: number }): void {
+    this.results[this.current]?.addRow(msg.fields, msg.length);
   }
 
   handleCommandComplete(msg: { text?: string }): void {
@@ -173,7 +178,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
 
   handleReadyForQuery(connection: Connection): void {
     for (const st of this.statements) if (st.name) connection.parsedStatements[st.name] = st.text;
-    this.done(null, this.results.map((r) => (r ? { rows: r.rows, rowCount: r.rowCount, command: r.command } : NO_ROWS)));
+    this.done(null, this.results.map((r) => (r ? { rows: r.rows, bytes: r.bytes, rowCount: r.rowCount, command: r.command } : NO_ROWS)));
   }
 
   handlePortalSuspended(): void {}

@@ -24,8 +24,11 @@ import { SharePolicy } from './share-policy.js';
 
 export interface Lease {
   readonly client: pg.PoolClient;
-  /** Give the lease back; pass the error when the connection is broken (it is then discarded). */
-  release(broken?: Error): void;
+  /**
+   * Give the lease back; pass the error when the connection is broken (it is then discarded), or
+   * the size of the answer (bytes) when the batch succeeded.
+   */
+  release(broken?: Error, bytes?: number): void;
   /**
    * No other batch joins this connection from now until it is released; true when this lease's
    * batch is the only one on it (db/cancel-watch.ts: only then may it be cancelled).
@@ -64,6 +67,8 @@ interface InFlight {
   readonly started: number;
   /** It was not known fast when it joined. */
   readonly guarded: boolean;
+  /** Its class's usual answer size when it joined (bytes). */
+  readonly bytes: number;
   /** Lease.whenStalled's callback, until called or released. */
   onStall?: (() => void) | undefined;
 }
@@ -75,6 +80,8 @@ interface Shared {
   /** When the previous batch was answered (the head has been served since then, or since it was sent). */
   lastDone: number;
   guarded: number;
+  /** The usual answer sizes of its batches in flight, added up (bytes). */
+  aheadBytes: number;
   broken: Error | null;
   held?: boolean;
   /** The batch a cancel request was sent for while others followed it (cancelWithOthers). */
@@ -192,7 +199,7 @@ export class LeaseManager {
     }
     w.served = true;
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
-    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, broken: null };
+    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, broken: null };
     this.busy.set(client, entry);
     w.resolve(this.lease(entry, w.key));
     this.serveWaiting();
@@ -233,6 +240,7 @@ export class LeaseManager {
   private shareable(key: string | null, free: boolean, avoid?: pg.PoolClient): Shared | null {
     const now = performance.now();
     const fast = this.policy.fast(key);
+    const size = this.policy.size(key);
     let best: Shared | null = null;
     for (const s of this.busy.values()) {
       if (s.broken || s.held || s.client === avoid || (best && s.inFlight.length >= best.inFlight.length)) continue;
@@ -242,15 +250,17 @@ export class LeaseManager {
         headServingMs: head ? now - Math.max(head.started, s.lastDone) : 0,
         headClass: head?.key ?? null,
         guarded: s.guarded,
+        aheadBytes: s.aheadBytes,
       };
-      if (this.policy.mayJoin(state, fast, free)) best = s;
+      if (this.policy.mayJoin(state, fast, free, size)) best = s;
     }
     return best;
   }
 
   private lease(entry: Shared, key: string | null): Lease {
-    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key) };
+    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key) };
     entry.inFlight.push(batch);
+    entry.aheadBytes += batch.bytes;
     if (batch.guarded) entry.guarded++;
     let released = false;
     return {
@@ -269,7 +279,7 @@ export class LeaseManager {
         this.stallWatched++;
         this.armStallTimer();
       },
-      release: (broken?: Error) => {
+      release: (broken?: Error, bytes?: number) => {
         if (released) return;
         released = true;
         if (batch.onStall) {
@@ -281,7 +291,8 @@ export class LeaseManager {
         const i = entry.inFlight.indexOf(batch);
         if (i >= 0) entry.inFlight.splice(i, 1);
         if (batch.guarded) entry.guarded--;
-        if (!broken) this.policy.record(key, now - Math.max(batch.started, entry.lastDone));
+        entry.aheadBytes -= batch.bytes;
+        if (!broken) this.policy.record(key, now - Math.max(batch.started, entry.lastDone), bytes);
         entry.lastDone = now;
         if (broken) entry.broken ??= broken;
         if (entry.inFlight.length === 0) {

@@ -27,6 +27,14 @@ export interface SharePolicyOptions {
   readonly maxDepth: number;
   /** Batches in flight at most on a connection with any batch not known fast. */
   readonly guardedDepth: number;
+  /**
+   * A batch joins only while the usual answer sizes of the batches on the connection, its own
+   * included, add up to at most this (bytes). Building and sending an answer costs the backend CPU
+   * in proportion to its size, and on a busy machine a backend kept busy with a long run of batches
+   * loses the CPU to others while every batch of the run waits with it: batches with small answers
+   * stack several deep, those with big ones do not stack.
+   */
+  readonly maxAheadBytes: number;
   /** With a free connection, a head batch serving longer than this takes no company (ms). */
   readonly firstMs: number;
   /** Without: a head batch serving longer than `stallFactor` × its class average (within the bounds) takes none (ms). */
@@ -54,6 +62,7 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   firstDepth: 4,
   maxDepth: 8,
   guardedDepth: 2,
+  maxAheadBytes: 12 * 1024,
   firstMs: 2,
   stallFactor: 4,
   stallMinMs: 2,
@@ -69,6 +78,8 @@ interface ClassStats {
   ewma: number;
   /** Samples recorded since the last slow one (Infinity when none was slow). */
   sinceSlow: number;
+  /** Moving average of its answers' sizes (bytes). */
+  bytes: number;
 }
 
 /** What a caller knows of one busy connection at the moment of choosing. */
@@ -81,6 +92,8 @@ export interface ConnectionState {
   readonly headClass: string | null;
   /** Batches in flight that were not known fast when they joined. */
   readonly guarded: number;
+  /** The usual answer sizes (SharePolicy.size) of the batches in flight, added up (bytes). */
+  readonly aheadBytes: number;
 }
 
 export class SharePolicy {
@@ -88,16 +101,17 @@ export class SharePolicy {
 
   constructor(readonly options: SharePolicyOptions = DEFAULT_SHARE_POLICY) {}
 
-  /** A batch of `key` took `ms` from reaching the head of its connection to its answer. */
-  record(key: string | null, ms: number): void {
+  /** A batch of `key` took `ms` from reaching the head of its connection to its answer of `bytes`. */
+  record(key: string | null, ms: number, bytes = 0): void {
     if (key === null) return;
     let s = this.stats.get(key);
     if (!s) {
       if (this.stats.size >= this.options.maxClasses) this.stats.clear();
-      s = { samples: 0, ewma: ms, sinceSlow: Infinity };
+      s = { samples: 0, ewma: ms, sinceSlow: Infinity, bytes };
       this.stats.set(key, s);
     }
     s.ewma = s.samples === 0 ? ms : s.ewma + this.options.alpha * (ms - s.ewma);
+    s.bytes = s.samples === 0 ? bytes : s.bytes + this.options.alpha * (bytes - s.bytes);
     s.samples++;
     s.sinceSlow = ms > this.options.slowMs ? 0 : s.sinceSlow + 1;
   }
@@ -108,6 +122,11 @@ export class SharePolicy {
     const s = this.stats.get(key);
     const o = this.options;
     return !!s && s.samples >= o.minSamples && s.ewma <= o.fastMs && s.sinceSlow >= o.slowMemory;
+  }
+
+  /** The moving average of a class's answer sizes (bytes; 0 before its first sample). */
+  size(key: string | null): number {
+    return key === null ? 0 : (this.stats.get(key)?.bytes ?? 0);
   }
 
   /** The moving average of a class's batch times (undefined before its first sample). */
@@ -129,9 +148,10 @@ export class SharePolicy {
    * Whether a batch (known fast or not) may join the connection. `freeConnection`: the pool could
    * give it one of its own at once, so only the cheapest sharing is worth it.
    */
-  mayJoin(c: ConnectionState, joiningFast: boolean, freeConnection: boolean): boolean {
+  mayJoin(c: ConnectionState, joiningFast: boolean, freeConnection: boolean, joiningBytes = 0): boolean {
     const o = this.options;
     if (c.depth === 0) return true;
+    if (c.aheadBytes + joiningBytes > o.maxAheadBytes) return false;
     if (freeConnection) {
       // Sharing is only an optimisation here: fast behind fast, while the head is fresh.
       return joiningFast && c.guarded === 0 && c.depth < o.firstDepth && c.headServingMs <= o.firstMs;

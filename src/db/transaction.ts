@@ -172,10 +172,10 @@ async function runOn(pool: pg.Pool, tx: RequestTransaction, lease: Lease, again:
   // Inside BEGIN … ROLLBACK a cancel that lands on one of the closing ROLLBACKs could leave the
   // explicit transaction open, so that connection is closed instead of going back to the pool
   // (the cancel found it alone, so no other request is on it).
-  const release = (broken?: Error): Promise<void> | void => {
+  const release = (broken?: Error, bytes?: number): Promise<void> | void => {
     const cancelling = watch?.finish();
-    if (cancelling) return cancelling.then(() => leased.release(broken ?? (tx.end === 'rollback' ? CANCELLED_IN_TRANSACTION : undefined)));
-    leased.release(broken);
+    if (cancelling) return cancelling.then(() => leased.release(broken ?? (tx.end === 'rollback' ? CANCELLED_IN_TRANSACTION : undefined), bytes));
+    leased.release(broken, bytes);
   };
   // A failure inside BEGIN … ROLLBACK leaves the explicit transaction open and aborted, and other
   // batches may be pipelined behind this one on the connection: a second ROLLBACK, queued right
@@ -184,7 +184,9 @@ async function runOn(pool: pg.Pool, tx: RequestTransaction, lease: Lease, again:
   try {
     const results = await running;
     if (closing) await closing;
-    const releasing = release();
+    let bytes = 0;
+    for (const r of results) bytes += r.bytes;
+    const releasing = release(undefined, bytes);
     if (releasing) await releasing;
     return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
   } catch (e) {

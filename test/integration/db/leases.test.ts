@@ -312,3 +312,31 @@ t.test('a read held up by a stalled head is answered from another connection; a 
     t.ok((await head).ok);
   });
 });
+
+t.test('a class with big answers gets connections of its own; answer sizes are measured', async (t) => {
+  const db = await createTestDatabase();
+  const pool = createPool(db.uri, { dbPool: 3, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+  t.teardown(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  const manager = leases(pool);
+  const big = { text: 'SELECT repeat($1, 10000)', values: ['x'] };
+  const small = { text: 'SELECT $1::text', values: ['x'] };
+  for (let i = 0; i < 3; i++) {
+    t.ok((await runTransaction(pool, { ...base, statements: [big] })).ok);
+    t.ok((await runTransaction(pool, { ...base, statements: [small] })).ok);
+  }
+  t.ok(manager.policy.size(big.text) > 10_000, `a 10,000-character answer measures over 10,000 bytes (${Math.round(manager.policy.size(big.text))})`);
+  t.ok(manager.policy.size(small.text) < 100, `a one-character answer, a few bytes (${Math.round(manager.policy.size(small.text))})`);
+  t.ok(manager.policy.fast(big.text) && manager.policy.fast(small.text), 'both classes are fast');
+
+  const a = await manager.acquire(small.text);
+  const b = await manager.acquire(small.text);
+  t.equal(b.client, a.client, 'small answers share');
+  const c = await manager.acquire(big.text);
+  t.equal(c.client, a.client, 'a big one may follow small ones');
+  const d = await manager.acquire(big.text);
+  t.not(d.client, a.client, 'but not a second big one');
+  for (const l of [a, b, c, d]) l.release();
+});

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { DEFAULT_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
 
-const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded });
+const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes });
 const feed = (p: SharePolicy, key: string, ...times: number[]) => times.forEach((ms) => p.record(key, ms));
 
 t.test('a class is fast after a few fast samples, and stays fast on a low average', async (t) => {
@@ -101,4 +101,21 @@ t.test('how long a head may stall before what it holds up is hedged', async (t) 
   t.equal(p.hedgeAfter('nine'), 40, 'never beyond 40 ms');
   feed(p, 'export', 30, 30, 30);
   t.equal(p.hedgeAfter('export'), 20, 'a class not fast: the minimum');
+});
+
+t.test('batches with big answers do not stack: the answer sizes on a connection are bounded', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'small', 1, 1, 1);
+  p.record('big', 1, 7000);
+  p.record('big', 1, 8000);
+  p.record('big', 1, 7000);
+  t.equal(p.size('unknown'), 0);
+  t.equal(p.size('big'), 7000 + 0.1 * (8000 - 7000) + 0.1 * (7000 - 7100), 'moving average of the sizes');
+  const limit = DEFAULT_SHARE_POLICY.maxAheadBytes;
+  t.equal(limit, 12 * 1024);
+  t.equal(p.mayJoin(conn(1, 0.5, 'big', 0, 7090), true, true, 7090), false, 'a big answer behind a big answer, free connection');
+  t.equal(p.mayJoin(conn(1, 0.5, 'big', 0, 7090), true, false, 7090), false, 'nor with every connection busy');
+  t.equal(p.mayJoin(conn(1, 0.5, 'small', 0, 200), true, false, 7090), true, 'a big answer behind a small one');
+  t.equal(p.mayJoin(conn(7, 0.5, 'small', 0, 7 * 200), true, false, 200), true, 'small answers stack to the depth limit');
+  t.equal(p.mayJoin(conn(0, 0, null, 0, 0), true, false, limit * 2), true, 'an idle connection takes any size');
 });
