@@ -62,7 +62,7 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   firstDepth: 4,
   maxDepth: 8,
   guardedDepth: 2,
-  maxAheadBytes: 12 * 1024,
+  maxAheadBytes: 8 * 1024,
   firstMs: 2,
   stallFactor: 4,
   stallMinMs: 2,

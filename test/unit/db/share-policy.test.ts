@@ -112,7 +112,7 @@ t.test('batches with big answers do not stack: the answer sizes on a connection 
   t.equal(p.size('unknown'), 0);
   t.equal(p.size('big'), 7000 + 0.1 * (8000 - 7000) + 0.1 * (7000 - 7100), 'moving average of the sizes');
   const limit = DEFAULT_SHARE_POLICY.maxAheadBytes;
-  t.equal(limit, 12 * 1024);
+  t.equal(limit, 8 * 1024);
   t.equal(p.mayJoin(conn(1, 0.5, 'big', 0, 7090), true, true, 7090), false, 'a big answer behind a big answer, free connection');
   t.equal(p.mayJoin(conn(1, 0.5, 'big', 0, 7090), true, false, 7090), false, 'nor with every connection busy');
   t.equal(p.mayJoin(conn(1, 0.5, 'small', 0, 200), true, false, 7090), true, 'a big answer behind a small one');
