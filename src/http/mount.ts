@@ -18,9 +18,9 @@ import { groupSchema, resolveMounts, type ResolvedGroup, type ResolvedMount } fr
 import { buildMountTable, type MountMatch, type MountTable } from '../mount/router.js';
 import { EMPTY_QUERY, inputParams, planBoundCall } from '../plan/call-plan.js';
 import type { ApiRequest, HttpMethod } from '../request/api-request.js';
-import { headerValue, headerValues, type HttpInput } from '../request/http-input.js';
-import { parseAccept, parseContentType } from '../request/media-type.js';
-import { parseCookies, parseRequest } from '../request/parse-request.js';
+import { headerValue, type HttpInput } from '../request/http-input.js';
+import { parseAccept } from '../request/media-type.js';
+import { mediaHeaders, parseCookies, parseRequest } from '../request/parse-request.js';
 import { parsePreferences } from '../request/preferences.js';
 import type { MediaRange } from '../request/types.js';
 import { parseUrlEncoded } from '../request/urlencoded.js';
@@ -88,10 +88,8 @@ function mountRequest(input: HttpInput, pathname: string, search: string, schema
     schema,
     schemaFromProfile: false,
     query: EMPTY_QUERY,
-    preferences: parsePreferences(headerValues(input, 'prefer')),
+    ...mediaHeaders(input),
     range: null,
-    accept: parseAccept(headerValue(input, 'accept')),
-    contentType: parseContentType(headerValue(input, 'content-type')),
     body: input.body,
     headers: flatHeaders(input),
     cookies: parseCookies(headerValue(input, 'cookie')),

@@ -8,6 +8,7 @@ import { parseQueryParams } from './grammar/query.js';
 import { parseRangeHeader } from './grammar/range.js';
 import { headerValue, headerValues, type HttpInput } from './http-input.js';
 import { parseAccept, parseContentType } from './media-type.js';
+import { memoByText } from './memo.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
 import { parseUrlEncoded } from './urlencoded.js';
@@ -49,6 +50,22 @@ function chooseSchema(input: HttpInput, method: HttpMethod, schemas: ReadonlyArr
     return err(errors.DBRST106(`Invalid schema: ${requested}`, { hint: `Only the following schemas are exposed: ${schemas.join(', ')}` }));
   }
   return ok({ schema: requested, fromProfile: true });
+}
+
+const acceptOf = memoByText(parseAccept);
+const contentTypeOf = memoByText(parseContentType);
+const preferenceOf = memoByText((value: string) => parsePreferences([value]));
+
+/** The request's Accept, Content-Type and Prefer headers, parsed (a repeated value once: request/memo.ts). */
+export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'contentType' | 'preferences'> {
+  const accept = headerValue(input, 'accept');
+  const contentType = headerValue(input, 'content-type');
+  const prefer = headerValues(input, 'prefer');
+  return {
+    accept: accept === undefined ? parseAccept(undefined) : acceptOf(accept),
+    contentType: contentType === undefined ? null : contentTypeOf(contentType),
+    preferences: prefer.length === 1 ? preferenceOf(prefer[0]!) : parsePreferences(prefer),
+  };
 }
 
 export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiRequest> {
@@ -95,10 +112,8 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     schema: schema.value.schema,
     schemaFromProfile: schema.value.fromProfile,
     query: query.value,
-    preferences: parsePreferences(headerValues(input, 'prefer')),
+    ...mediaHeaders(input),
     range,
-    accept: parseAccept(headerValue(input, 'accept')),
-    contentType: parseContentType(headerValue(input, 'content-type')),
     body: input.body,
     headers,
     cookies: parseCookies(headerValue(input, 'cookie')),

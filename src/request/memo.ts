@@ -1,0 +1,17 @@
+// Header values repeat: most clients send the same Accept, Content-Type and Prefer with every
+// request. A pure parse of such a value is kept by its text (a bounded table, dropped whole when
+// full), so a repeated header is parsed once. Only for parses whose results nobody changes.
+
+export function memoByText<T>(parse: (text: string) => T, max = 256, maxLength = 256): (text: string) => T {
+  const kept = new Map<string, T>();
+  return (text) => {
+    const hit = kept.get(text);
+    if (hit !== undefined) return hit;
+    const value = parse(text);
+    if (text.length <= maxLength) {
+      if (kept.size >= max) kept.clear();
+      kept.set(text, value);
+    }
+    return value;
+  };
+}
