@@ -14,13 +14,19 @@ const base: RequestTransaction = { readOnly: false, settings: [], preRequest: nu
 const tick = () => new Promise<void>((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-t.test('a busy connection is shared while its head batch is young, then not', async (t) => {
-  const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 0.3, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
+/** A throwaway database and a pool of `size` connections on it, both gone when the test ends. */
+async function databaseWithPool(t: { teardown(fn: () => unknown): void }, size: number, acquisitionTimeout: number, fixtures: string[] = []) {
+  const db = await createTestDatabase(fixtures);
+  const pool = createPool(db.uri, { dbPool: size, dbPoolAcquisitionTimeout: acquisitionTimeout, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
   t.teardown(async () => {
     await pool.end();
     await db.drop();
   });
+  return { db, pool };
+}
+
+t.test('a busy connection is shared while its head batch is young, then not', async (t) => {
+  const { pool } = await databaseWithPool(t, 1, 0.3);
   const manager = leases(pool);
   const first = await manager.acquire();
   const started = performance.now();
@@ -43,12 +49,7 @@ t.test('a busy connection is shared while its head batch is young, then not', as
 });
 
 t.test('fast batches are joined even with a free connection; others, and behind a busy head, are not', async (t) => {
-  const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 3, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { pool } = await databaseWithPool(t, 3, 5);
   const manager = leases(pool);
   // Three measured fast batches of class 'q' (the times a real batch reports on release).
   for (let i = 0; i < 3; i++) manager.policy.record('q', 0.5);
@@ -67,12 +68,7 @@ t.test('fast batches are joined even with a free connection; others, and behind 
 });
 
 t.test('pipelined batches on one connection stay separate transactions', async (t) => {
-  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
-  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { db, pool } = await databaseWithPool(t, 1, 5, ['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
   const insert = (id: number, note: string | null) => ({ text: 'INSERT INTO items VALUES ($1, $2) RETURNING id', values: [id, note] });
   const readSetting = { text: "SELECT coalesce(current_setting('request.method', true), '')", values: [] };
 
@@ -120,12 +116,7 @@ t.test('pipelined batches on one connection stay separate transactions', async (
 });
 
 t.test('requests that wait are served in order, and a newcomer does not join past them', async (t) => {
-  const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { pool } = await databaseWithPool(t, 1, 5);
   const manager = leases(pool);
   for (let i = 0; i < 3; i++) manager.policy.record('q', 0.5); // class 'q' is fast (0.5 ms)
   // The one connection runs three fast batches, pipelined while the head was fresh.
@@ -163,12 +154,7 @@ t.test('requests that wait are served in order, and a newcomer does not join pas
 });
 
 t.test('a waiter whose acquisition times out leaves the line; the next one is served', async (t) => {
-  const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 0.2, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { pool } = await databaseWithPool(t, 1, 0.2);
   const manager = leases(pool);
   const held = await manager.acquire('x');
   await sleep(10); // too long at the head to be joined
@@ -189,12 +175,7 @@ t.test('a waiter whose acquisition times out leaves the line; the next one is se
 // follower is answered, and the connection is not reused. A follower that the cancel may have hit
 // (simulated here by a second cancel while it runs) is run again on another connection.
 t.test('a batch whose client went away is cancelled though another follows it; the follower is answered', async (t) => {
-  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
-  const pool = createPool(db.uri, { dbPool: 1, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { db, pool } = await databaseWithPool(t, 1, 5, ['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
   const pid = async (): Promise<number> => {
     const out = await runTransaction(pool, { ...base, statements: [{ text: 'SELECT pg_backend_pid()', values: [] }] });
     if (!out.ok) throw new Error('pg_backend_pid failed');
@@ -268,12 +249,7 @@ t.test('a batch whose client went away is cancelled though another follows it; t
 // Hedging: a read-only batch held up behind a stalled head batch on a shared connection is also run
 // on another connection, and its first answer wins; a batch that may not run twice waits its turn.
 t.test('a read held up by a stalled head is answered from another connection; a write waits', async (t) => {
-  const db = await createTestDatabase(['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
-  const pool = createPool(db.uri, { dbPool: 2, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { db, pool } = await databaseWithPool(t, 2, 5, ['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
   const manager = leases(pool);
   const slow = { text: 'SELECT pg_sleep($1::float8)', values: [0.6] };
   const read = { text: 'SELECT $1::int AS n', values: [42] };
@@ -314,12 +290,7 @@ t.test('a read held up by a stalled head is answered from another connection; a 
 });
 
 t.test('a class with big answers gets connections of its own; answer sizes are measured', async (t) => {
-  const db = await createTestDatabase();
-  const pool = createPool(db.uri, { dbPool: 3, dbPoolAcquisitionTimeout: 5, dbPoolMaxLifetime: 1800, dbPoolMaxIdletime: 30 });
-  t.teardown(async () => {
-    await pool.end();
-    await db.drop();
-  });
+  const { pool } = await databaseWithPool(t, 3, 5);
   const manager = leases(pool);
   const big = { text: 'SELECT repeat($1, 5000)', values: ['x'] };
   const small = { text: 'SELECT $1::text', values: ['x'] };
