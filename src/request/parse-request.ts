@@ -12,6 +12,7 @@ import { memoByText } from './memo.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
 import { parseUrlEncoded } from './urlencoded.js';
+import type { QueryParams } from './types.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -52,6 +53,16 @@ function chooseSchema(input: HttpInput, method: HttpMethod, schemas: ReadonlyArr
   return ok({ schema: requested, fromProfile: true });
 }
 
+function parseQuery(search: string, opts: { isRpcArg: (name: string) => boolean; rpcRead: boolean }): Result<QueryParams> {
+  const params = parseUrlEncoded(search);
+  if (params === null) {
+    return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
+  }
+  return parseQueryParams(params, opts);
+}
+
+/** A query string that is not GET /rpc's (whose arguments depend on the function): parsed once per text. */
+const plainQueryOf = memoByText((search: string) => parseQuery(search, { isRpcArg: () => false, rpcRead: false }), 512, 2048);
 const acceptOf = memoByText(parseAccept);
 const contentTypeOf = memoByText(parseContentType);
 const preferenceOf = memoByText((value: string) => parsePreferences([value]));
@@ -83,12 +94,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   // Only GET/HEAD calls take arguments from the query string.
   const rpcRead = target.value.kind === 'routine' && (method === 'GET' || method === 'HEAD');
   const argNames = rpcRead ? ctx.routineArgNames(schema.value.schema, target.value.name) : null;
-  const isRpcArg = (name: string) => argNames?.has(name) ?? false;
-  const params = parseUrlEncoded(search);
-  if (params === null) {
-    return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
-  }
-  const query = parseQueryParams(params, { isRpcArg, rpcRead });
+  const query = rpcRead ? parseQuery(search, { isRpcArg: (name) => argNames?.has(name) ?? false, rpcRead }) : plainQueryOf(search);
   if (!query.ok) return query;
 
   const rangeUnit = headerValue(input, 'range-unit');
