@@ -20,6 +20,7 @@ import { mediaBodySql, type MediaBody } from '../sql/media.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
 import { buildReadStreamStatement, type StreamFormat } from '../sql/stream.js';
 import { mediaBodyFor, readOffers } from './media.js';
+import { perCacheTable } from './cache-table.js';
 import { streamFormat } from './stream-policy.js';
 import { txEnd } from './tx.js';
 
@@ -42,31 +43,18 @@ export interface PreparedRead {
 
 /** Longer Content-Location values are left out: most clients refuse response headers over 16 KiB. */
 const MAX_CONTENT_LOCATION = 8 * 1024;
-/** Shapes kept per schema cache (all dropped when full), and the longest key kept. */
-const MAX_SHAPES = 1000;
+/** Shapes kept per schema cache and configuration (at most 1,000), and the longest key kept. */
+const shapesFor = perCacheTable<PreparedRead>(1000);
 const MAX_KEY = 4096;
-
-interface Kept {
-  readonly cfg: AppConfig;
-  readonly shapes: Map<string, PreparedRead>;
-}
-const kept = new WeakMap<SchemaCache, Kept>();
 
 export function prepareRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: AppConfig): Result<PreparedRead> {
   const h = req.headers;
   const key = `${req.method}\n${req.schema}\n${relation}\n${req.search}\n${h['accept'] ?? ''}\n${h['prefer'] ?? ''}\n${h['range'] ?? ''}\n${h['range-unit'] ?? ''}`;
-  let k = kept.get(cache);
-  if (k === undefined || k.cfg !== cfg) {
-    k = { cfg, shapes: new Map() };
-    kept.set(cache, k);
-  }
-  const hit = k.shapes.get(key);
+  const shapes = shapesFor(cache, cfg);
+  const hit = shapes.get(key);
   if (hit !== undefined) return ok(hit);
   const made = makeRead(req, relation, cache, cfg);
-  if (made.ok && key.length <= MAX_KEY) {
-    if (k.shapes.size >= MAX_SHAPES) k.shapes.clear();
-    k.shapes.set(key, made.value);
-  }
+  if (made.ok && key.length <= MAX_KEY) shapes.set(key, made.value);
   return made;
 }
 

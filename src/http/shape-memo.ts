@@ -15,6 +15,7 @@ import { statementName } from '../db/transaction.js';
 import type { Result } from '../errors/types.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { parsePayload } from '../request/payload.js';
+import { perCacheTable } from './cache-table.js';
 import type { Statement } from '../sql/fragment.js';
 
 /** A compiled statement with a hole where the body goes. */
@@ -36,24 +37,8 @@ interface Entry<P> {
   readonly template: StatementTemplate;
 }
 
-/** Shapes kept per schema cache and configuration; the map is emptied when it grows past this. */
-const MAX_SHAPES = 2_000;
-
-interface Shapes {
-  readonly config: AppConfig;
-  readonly byKey: Map<string, Entry<unknown> | null>;
-}
-const memos = new WeakMap<SchemaCache, Shapes>();
-
-function shapesFor(cache: SchemaCache, config: AppConfig): Map<string, Entry<unknown> | null> {
-  let s = memos.get(cache);
-  if (!s || s.config !== config) {
-    s = { config, byKey: new Map() };
-    memos.set(cache, s);
-  }
-  if (s.byKey.size > MAX_SHAPES) s.byKey.clear();
-  return s.byKey;
-}
+/** Shapes kept per schema cache and configuration (null: known not memoizable), at most 2,000. */
+const shapesFor = perCacheTable<Entry<unknown> | null>(2_000);
 
 /** The body of a memoizable request: JSON (by Content-Type or its absence), parsed for its keys. */
 interface JsonBody {
