@@ -25,9 +25,10 @@ export interface RequestTransaction {
   /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
   readonly signal?: GoneSignal;
   /**
-   * It may run twice: when a stalled batch holds it up on a shared connection, it is also run on
-   * another one and the first answer wins (db/leases.ts, hedging). Only for a read-only
-   * transaction with nothing outside the database to repeat (a read of tables and views).
+   * Its statements may run twice (a read of tables and views): when a stalled batch holds it up on
+   * a shared connection, it is also run on another one and the first answer wins (db/leases.ts,
+   * hedging). Only honoured for a read-only transaction that commits and has no pre-request call,
+   * which may do things outside the database.
    */
   readonly hedge?: boolean;
 }
@@ -117,7 +118,7 @@ export async function runTransaction(pool: pg.Pool, tx: RequestTransaction, agai
       return { ok: false, kind: 'acquire', error: e as Error };
     }
   }
-  if (tx.hedge && tx.readOnly && tx.end === 'commit' && !again) return hedged(pool, tx, manager, key, lease);
+  if (tx.hedge && tx.readOnly && tx.end === 'commit' && tx.preRequest === null && !again) return hedged(pool, tx, manager, key, lease);
   return runOn(pool, tx, lease, again);
 }
 

@@ -46,10 +46,7 @@ export interface RunOptions {
   readonly readOnly?: boolean;
   /** Default: db-prepared-statements. */
   readonly prepared?: boolean;
-  /**
-   * A read of tables and views: it may run twice (db/transaction.ts, hedging). Not with a
-   * db-pre-request function, which may do things outside the database.
-   */
+  /** A read of tables and views: it may run twice (db/transaction.ts, hedging). */
   readonly hedge?: boolean;
 }
 
@@ -63,17 +60,16 @@ export async function runRequestTransaction(
 ): Promise<TxOutcome> {
   const cfg = app.config;
   const end = txEnd(cfg, req.preferences);
-  const preRequest = preRequestStatement(cfg);
   // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
   const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
   return runTransaction(app.pool, {
     readOnly,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
-    preRequest,
+    preRequest: preRequestStatement(cfg),
     statements: all,
     end,
     prepared,
-    hedge: hedge && readOnly && preRequest === null,
+    hedge,
     ...(req.signal ? { signal: req.signal } : {}),
   });
 }
