@@ -88,6 +88,12 @@ interface Shared {
   cancelled?: InFlight;
 }
 
+/**
+ * How long a batch has been served by its connection: since it was sent, or since the batch ahead
+ * of it was answered (PostgreSQL answers in order, so before that it only waited).
+ */
+const servedMs = (s: Shared, b: InFlight, now: number): number => now - Math.max(b.started, s.lastDone);
+
 const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
 /** A request waiting for a connection (to join or of its own), first come first served. */
@@ -247,7 +253,7 @@ export class LeaseManager {
       const head = s.inFlight[0];
       const state = {
         depth: s.inFlight.length,
-        headServingMs: head ? now - Math.max(head.started, s.lastDone) : 0,
+        headServingMs: head ? servedMs(s, head, now) : 0,
         headClass: head?.key ?? null,
         guarded: s.guarded,
         aheadBytes: s.aheadBytes,
@@ -292,14 +298,13 @@ export class LeaseManager {
         if (i >= 0) entry.inFlight.splice(i, 1);
         if (batch.guarded) entry.guarded--;
         entry.aheadBytes -= batch.bytes;
-        if (!broken) this.policy.record(key, now - Math.max(batch.started, entry.lastDone), bytes);
+        if (!broken) this.policy.record(key, servedMs(entry, batch, now), bytes);
         entry.lastDone = now;
         if (broken) entry.broken ??= broken;
         if (entry.inFlight.length === 0) {
           this.busy.delete(entry.client);
           entry.client.release(entry.broken ?? undefined);
         } else if (this.waiting.length > 0) this.serveWaiting();
-        if (this.stallWatched > 0) this.checkStalls(now);
       },
     };
   }
@@ -313,7 +318,7 @@ export class LeaseManager {
     for (const s of this.busy.values()) {
       const head = s.inFlight[0];
       if (!head || (s.inFlight.length === 1 && !head.onStall)) continue;
-      if (now - Math.max(head.started, s.lastDone) <= this.policy.hedgeAfter(head.key)) continue;
+      if (servedMs(s, head, now) <= this.policy.hedgeAfter(head.key)) continue;
       for (let i = 0; i < s.inFlight.length; i++) {
         const b = s.inFlight[i]!;
         if (!b.onStall || (i === 0 && !this.policy.fast(b.key))) continue;
@@ -326,7 +331,10 @@ export class LeaseManager {
     if (due) for (const hedge of due) hedge();
   }
 
-  /** Between releases (which check too), a timer looks for stalls while batches are watched. */
+  /**
+   * A timer looks for stalls while batches are watched, every half of the shortest hedging delay:
+   * not on each release, which happens thousands of times a second under load.
+   */
   private armStallTimer(): void {
     if (this.stallTimer !== null || this.stallWatched === 0) return;
     this.stallTimer = setTimeout(() => {
