@@ -100,6 +100,13 @@ export class BatchError extends Error {
 /** What a statement whose rows are discarded reports. */
 const NO_ROWS: BatchResult = { rows: [], bytes: 0, rowCount: null, command: null };
 
+// The messages of the batch being submitted: submit is synchronous, so one list serves all. With a
+// list and a closure made per batch, V8 pretenured them under load (allocated them straight in the
+// old generation; --no-allocation-site-pretenuring did the same as this change), and a full
+// mark-compact ran two or three times a second: ~10 µs more CPU per write and 3 ms more p99.
+const collected: Buffer[] = [];
+const collect = (b: Buffer): boolean => (collected.push(b), true);
+
 // Extends pg.Query because pg's pipeline mode refuses other submittables (pg-cursor & co.).
 class BatchQuery extends (pg.Query as unknown as new (config: object | string) => object) {
   /** Per statement; null for one whose rows are discarded. */
@@ -122,9 +129,10 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   submit(connection: Connection): Error | null {
     // Collect the messages and write them as one buffer: the batch goes out whole, and if
     // serialising a value throws, nothing has been written and the connection stays in sync.
-    const chunks: Buffer[] = [];
+    const chunks = collected;
+    chunks.length = 0;
     const send = connection._send;
-    connection._send = (b: Buffer) => (chunks.push(b), true);
+    connection._send = collect;
     try {
       for (const st of this.statements) {
         const name = st.name ?? '';
@@ -141,6 +149,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
       connection.sync();
     } catch (e) {
       connection._send = send;
+      chunks.length = 0;
       return e as Error; // nothing was written yet
     }
     connection._send = send;
@@ -151,7 +160,9 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
       stream.cork();
       setImmediate(() => stream.uncork!());
     }
-    send.call(connection, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    const message = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    chunks.length = 0;
+    send.call(connection, message);
     return null;
   }
 
