@@ -22,9 +22,12 @@ export interface ParseContext {
   readonly routineArgNames: (schema: string, name: string) => ReadonlySet<string> | null;
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
+/** The cookies of a request without a Cookie header: one frozen object (tx-settings.ts keeps its JSON). */
+const NO_COOKIES: Readonly<Record<string, string>> = Object.freeze({});
+
+export function parseCookies(header: string | undefined): Readonly<Record<string, string>> {
+  if (!header) return NO_COOKIES;
   const out: Record<string, string> = {};
-  if (!header) return out;
   for (const pair of header.split(';')) {
     const i = pair.indexOf('=');
     if (i <= 0) continue;

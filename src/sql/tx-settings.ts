@@ -19,26 +19,67 @@ function headersWithoutCookie(headers: Readonly<Record<string, string>>): Readon
   return rest;
 }
 
+/** What a configuration gives every request alike: search_path per schema, app.settings.* pairs. */
+interface ConfigSettings {
+  readonly searchPaths: Map<string, string>;
+  readonly app: ReadonlyArray<readonly [string, string]>;
+}
+const perConfig = new WeakMap<object, ConfigSettings>();
+
+function configSettings(cfg: Pick<AppConfig, 'appSettings'>): ConfigSettings {
+  let c = perConfig.get(cfg);
+  if (c === undefined) {
+    c = { searchPaths: new Map(), app: Object.entries(cfg.appSettings).map(([k, v]) => [`app.settings.${k}`, v] as const) };
+    perConfig.set(cfg, c);
+  }
+  return c;
+}
+
+function searchPathFor(schema: string, cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>): string {
+  const paths = configSettings(cfg).searchPaths;
+  let path = paths.get(schema);
+  if (path === undefined) {
+    path = [schema, ...cfg.dbExtraSearchPath.filter((s) => s !== schema)].map(quoteIdent).join(', ');
+    paths.set(schema, path); // one per exposed schema
+  }
+  return path;
+}
+
+// JSON of frozen objects (the claims of an anonymous request or of a cached token, a request's
+// cookies when it has none), made once: they cannot change.
+const frozenJson = new WeakMap<object, string>();
+function jsonOf(value: Readonly<Record<string, unknown>>): string {
+  if (!Object.isFrozen(value)) return JSON.stringify(value);
+  let json = frozenJson.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    frozenJson.set(value, json);
+  }
+  return json;
+}
+
+const NO_HOISTED: HoistedSettings = new Map();
+
 export function contextSettings(
   req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'> & { readonly preferences?: { readonly timezone: string | null } },
   who: RequestIdentity,
   cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>,
-  hoisted: HoistedSettings = new Map(),
+  hoisted: HoistedSettings = NO_HOISTED,
 ): Array<readonly [string, string]> {
-  const searchPath = [req.schema, ...cfg.dbExtraSearchPath.filter((s) => s !== req.schema)].map(quoteIdent).join(', ');
   const settings: Array<readonly [string, string]> = [
-    ['search_path', searchPath],
+    ['search_path', searchPathFor(req.schema, cfg)],
     ['request.method', req.method],
     ['request.path', req.path],
     ['request.headers', JSON.stringify(headersWithoutCookie(req.headers))],
-    ['request.cookies', JSON.stringify(req.cookies)],
-    ['request.jwt.claims', JSON.stringify(who.claims)],
+    ['request.cookies', jsonOf(req.cookies)],
+    ['request.jwt.claims', jsonOf(who.claims)],
   ];
-  for (const [k, v] of Object.entries(cfg.appSettings)) settings.push([`app.settings.${k}`, v]);
+  for (const pair of configSettings(cfg).app) settings.push(pair);
   // Prefer: timezone; PostgreSQL refuses an unknown zone (22023), answered as PostgREST v16 does.
   if (req.preferences?.timezone) settings.push(['timezone', req.preferences.timezone]);
   // Last, so everything above is set by the authenticator before privileges drop.
   settings.push(['role', who.role]);
-  settings.push(...(hoisted.get(who.role) ?? []));
+  const forRole = hoisted.get(who.role);
+  if (forRole) for (const pair of forRole) settings.push(pair);
   return settings;
 }
