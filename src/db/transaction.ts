@@ -23,7 +23,7 @@ export interface RequestTransaction {
   readonly end: 'commit' | 'rollback';
   readonly prepared: boolean;
   /** Aborted when the client went away: the batch is then cancelled (db/cancel-watch.ts). */
-  readonly signal?: GoneSignal;
+  readonly signal?: GoneSignal | undefined;
   /**
    * Its statements may run twice (a read of tables and views): when a stalled batch holds it up on
    * a shared connection, it is also run on another one and the first answer wins (db/leases.ts,

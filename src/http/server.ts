@@ -58,23 +58,35 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
  */
 type HeaderValue = string | ReadonlyArray<string>;
 
-function mergeHeaders(...sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): Record<string, string | number | string[]> {
+type OutHeaders = Record<string, string | number | string[]>;
+
+function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): { headers: OutHeaders; contentLength: string | undefined } {
   // Built in place (this runs for every response): a later spelling deletes the earlier one and
   // is added anew, so the order is that in which the winning values were set.
   // No prototype: a header named `__proto__` (SQL may set any name) stays a header.
-  const out = Object.create(null) as Record<string, string | number | string[]>;
-  const nameOf = new Map<string, string>(); // lower-cased → the spelling in `out`
+  const out = Object.create(null) as OutHeaders;
+  // Lower-cased names and their spellings in `out`, side by side: a handful per response, so a
+  // scan is cheaper than a Map.
+  const lower: string[] = [];
+  const spelled: string[] = [];
+  let contentLength: string | undefined;
   for (const source of sources) {
     for (const name in source) {
       const value = source[name]!;
       const key = name.toLowerCase();
-      const prev = nameOf.get(key);
-      if (prev !== undefined) delete out[prev];
-      nameOf.set(key, name);
+      const i = lower.indexOf(key);
+      if (i >= 0) {
+        delete out[spelled[i]!];
+        spelled[i] = name;
+      } else {
+        lower.push(key);
+        spelled.push(name);
+      }
+      if (key === 'content-length') contentLength = name;
       out[name] = Array.isArray(value) ? [...value] : (value as string);
     }
   }
-  return out;
+  return { headers: out, contentLength };
 }
 
 /**
@@ -85,8 +97,7 @@ const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
 
 function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): Promise<void> | void {
   const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
-  const headers = mergeHeaders(vary, spec.headers, extra);
-  const contentLength = Object.keys(headers).find((k) => k.toLowerCase() === 'content-length');
+  const { headers, contentLength } = mergeHeaders([vary, spec.headers, extra]);
   if (spec.stream) {
     // Streamed (http/stream.ts): chunked, whatever length SQL may have claimed.
     if (contentLength !== undefined) delete headers[contentLength];

@@ -70,6 +70,6 @@ export async function runRequestTransaction(
     end,
     prepared,
     hedge,
-    ...(req.signal ? { signal: req.signal } : {}),
+    signal: req.signal,
   });
 }
