@@ -20,7 +20,7 @@
 // first in line; the first answer wins (db/transaction.ts). The copy left behind still runs, and
 // its lease ends as usual.
 import type pg from 'pg';
-import { SharePolicy } from './share-policy.js';
+import { SharePolicy, type ConnectionState } from './share-policy.js';
 
 export interface Lease {
   readonly client: pg.PoolClient;
@@ -93,6 +93,9 @@ interface Shared {
  * of it was answered (PostgreSQL answers in order, so before that it only waited).
  */
 const servedMs = (s: Shared, b: InFlight, now: number): number => now - Math.max(b.started, s.lastDone);
+
+/** One connection's state as the policy is asked about it, refilled for each (no object per look). */
+const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0 };
 
 const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
@@ -251,13 +254,12 @@ export class LeaseManager {
     for (const s of this.busy.values()) {
       if (s.broken || s.held || s.client === avoid || (best && s.inFlight.length >= best.inFlight.length)) continue;
       const head = s.inFlight[0];
-      const state = {
-        depth: s.inFlight.length,
-        headServingMs: head ? servedMs(s, head, now) : 0,
-        headClass: head?.key ?? null,
-        guarded: s.guarded,
-        aheadBytes: s.aheadBytes,
-      };
+      const state = scratch;
+      state.depth = s.inFlight.length;
+      state.headServingMs = head ? servedMs(s, head, now) : 0;
+      state.headClass = head?.key ?? null;
+      state.guarded = s.guarded;
+      state.aheadBytes = s.aheadBytes;
       if (this.policy.mayJoin(state, fast, free, size)) best = s;
     }
     return best;
