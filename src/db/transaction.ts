@@ -106,18 +106,20 @@ const CANCELLED_IN_TRANSACTION = new Error('a request inside BEGIN … ROLLBACK 
  * `again`: this is the second run of a batch that a cancel request meant for another batch on its
  * connection may have hit (Lease.hitByCancel); it is not run a third time.
  */
-export async function runTransaction(pool: pg.Pool, tx: RequestTransaction, again = false): Promise<TxOutcome> {
+export function runTransaction(pool: pg.Pool, tx: RequestTransaction, again = false): Promise<TxOutcome> {
   // The request's class for the sharing policy: the shape of its (first) main statement.
   const key = tx.statements[0]?.text ?? null;
   const manager = leases(pool);
-  let lease = manager.tryShare(key);
-  if (lease === null) {
-    try {
-      lease = await manager.connect(key);
-    } catch (e) {
-      return { ok: false, kind: 'acquire', error: e as Error };
-    }
-  }
+  // Joining a busy connection is synchronous: then no promise of our own around runOn's.
+  const lease = manager.tryShare(key);
+  if (lease !== null) return runLeased(pool, tx, manager, key, lease, again);
+  return manager.connect(key).then(
+    (l) => runLeased(pool, tx, manager, key, l, again),
+    (e: Error): TxOutcome => ({ ok: false, kind: 'acquire', error: e }),
+  );
+}
+
+function runLeased(pool: pg.Pool, tx: RequestTransaction, manager: LeaseManager, key: string | null, lease: Lease, again: boolean): Promise<TxOutcome> {
   if (tx.hedge && tx.readOnly && tx.end === 'commit' && tx.preRequest === null && !again) return hedged(pool, tx, manager, key, lease);
   return runOn(pool, tx, lease, again);
 }

@@ -50,8 +50,12 @@ export interface RunOptions {
   readonly hedge?: boolean;
 }
 
-/** A request's transaction: its context settings, pre-request, statements, ended as configured. */
-export async function runRequestTransaction(
+/**
+ * A request's transaction: its context settings, pre-request, statements, ended as configured.
+ * Not `async`: it hands back runTransaction's promise as is (an async wrapper costs a promise and
+ * microtask turns on every request).
+ */
+export function runRequestTransaction(
   req: ApiRequest,
   who: AuthResult,
   app: AppState,
