@@ -55,8 +55,8 @@ t.test('with a free connection, only fast batches join fast, fresh heads', async
   const p = new SharePolicy();
   feed(p, 'fast', 0.5, 0.5, 0.5);
   t.equal(p.mayJoin(conn(1, 0.5, 'fast'), true, true), true, 'fast behind a fresh fast head');
-  t.equal(p.mayJoin(conn(3, 0.5, 'fast'), true, true), true, 'up to depth 4');
-  t.equal(p.mayJoin(conn(4, 0.5, 'fast'), true, true), false, 'not beyond');
+  t.equal(p.mayJoin(conn(7, 0.5, 'fast'), true, true), true, 'up to depth 8');
+  t.equal(p.mayJoin(conn(8, 0.5, 'fast'), true, true), false, 'not beyond');
   t.equal(p.mayJoin(conn(1, 2.5, 'fast'), true, true), false, 'head serving longer than 2 ms');
   t.equal(p.mayJoin(conn(1, 0.5, 'fast'), false, true), false, 'a batch not known fast takes its own connection');
   t.equal(p.mayJoin(conn(1, 0.5, 'new', 1), true, true), false, 'nor does anyone join a batch not known fast');
