@@ -191,8 +191,9 @@ export function createHttpServer(app: AppState): HttpServer {
       : traceValue === undefined ? {}
       : { [traceHeader]: Array.isArray(traceValue) ? traceValue.join(', ') : traceValue };
     // Most requests carry no Origin: then the trace header alone, without copies.
-    const extra = preflight || !origin ? traced : { ...corsHeaders(origin, app.config.serverCorsAllowedOrigins), ...traced };
-    if (app.config.serverTimingEnabled && handled.response.timings) extra['Server-Timing'] = serverTiming(handled.response.timings);
+    let extra = preflight || !origin ? traced : { ...corsHeaders(origin, app.config.serverCorsAllowedOrigins), ...traced };
+    // A copy, so the fallback answer below (which gets `traced`) carries no Server-Timing.
+    if (app.config.serverTimingEnabled && handled.response.timings) extra = { ...extra, 'Server-Timing': serverTiming(handled.response.timings) };
     if (res.destroyed) handled.response.stream?.abort();
     else {
       try {
