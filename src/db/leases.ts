@@ -20,6 +20,7 @@
 // first in line; the first answer wins (db/transaction.ts). The copy left behind still runs, and
 // its lease ends as usual.
 import type pg from 'pg';
+import { poolHost, sharePolicyFor } from './locality.js';
 import { SharePolicy, type ConnectionState } from './share-policy.js';
 
 export interface Lease {
@@ -69,6 +70,8 @@ interface InFlight {
   readonly guarded: boolean;
   /** Its class's usual answer size when it joined (bytes). */
   readonly bytes: number;
+  /** Its class's usual time when it joined (ms; 0 when not known). */
+  readonly ms: number;
   /** Lease.whenStalled's callback, until called or released. */
   onStall?: (() => void) | undefined;
 }
@@ -82,6 +85,8 @@ interface Shared {
   guarded: number;
   /** The usual answer sizes of its batches in flight, added up (bytes). */
   aheadBytes: number;
+  /** The usual times of its batches in flight, added up (ms). */
+  aheadMs: number;
   broken: Error | null;
   held?: boolean;
   /** The batch a cancel request was sent for while others followed it (cancelWithOthers). */
@@ -95,7 +100,7 @@ interface Shared {
 const servedMs = (s: Shared, b: InFlight, now: number): number => now - Math.max(b.started, s.lastDone);
 
 /** One connection's state as the policy is asked about it, refilled for each (no object per look). */
-const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0 };
+const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0, aheadMs: 0 };
 
 const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
@@ -208,7 +213,7 @@ export class LeaseManager {
     }
     w.served = true;
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
-    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, broken: null };
+    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, broken: null };
     this.busy.set(client, entry);
     w.resolve(this.lease(entry, w.key));
     this.serveWaiting();
@@ -260,15 +265,17 @@ export class LeaseManager {
       state.headClass = head?.key ?? null;
       state.guarded = s.guarded;
       state.aheadBytes = s.aheadBytes;
+      state.aheadMs = s.aheadMs;
       if (this.policy.mayJoin(state, fast, free, size)) best = s;
     }
     return best;
   }
 
   private lease(entry: Shared, key: string | null): Lease {
-    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key) };
+    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0 };
     entry.inFlight.push(batch);
     entry.aheadBytes += batch.bytes;
+    entry.aheadMs += batch.ms;
     if (batch.guarded) entry.guarded++;
     let released = false;
     return {
@@ -300,6 +307,7 @@ export class LeaseManager {
         if (i >= 0) entry.inFlight.splice(i, 1);
         if (batch.guarded) entry.guarded--;
         entry.aheadBytes -= batch.bytes;
+        entry.aheadMs -= batch.ms;
         if (!broken) this.policy.record(key, servedMs(entry, batch, now), bytes);
         entry.lastDone = now;
         if (broken) entry.broken ??= broken;
@@ -350,11 +358,11 @@ export class LeaseManager {
 
 const managers = new WeakMap<pg.Pool, LeaseManager>();
 
-/** The lease manager of a pool (one per pool, made on first use). */
+/** The lease manager of a pool (one per pool, made on first use), its policy by where the database runs. */
 export function leases(pool: pg.Pool): LeaseManager {
   let m = managers.get(pool);
   if (!m) {
-    m = new LeaseManager(pool);
+    m = new LeaseManager(pool, new SharePolicy(sharePolicyFor(poolHost(pool))));
     managers.set(pool, m);
   }
   return m;

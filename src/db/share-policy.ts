@@ -2,10 +2,11 @@
 // (db/leases.ts)? Sharing a connection saves writes and backend wake-ups, but a batch behind a slow
 // one waits for it. So sharing is judged by measured batch times per statement class (the request's
 // shape): a class is "fast" once it has a few samples, a low moving average and no recent slow
-// sample. Batches of fast classes stack up to a depth; any batch not known fast (unknown, slow, or
-// recently slow) shares its connection with at most one other batch, so a slow statement holds up
-// at most one other request. A head batch running longer than its class's usual time stops all
-// joining, however it was judged.
+// sample. Batches of fast classes stack up to a depth (deeper for a database on this machine with
+// few cores: LOCAL_SHARE_POLICY) while those ahead usually take a few ms at most altogether; any
+// batch not known fast (unknown, slow, or recently slow) shares its connection with at most one
+// other batch, so a slow statement holds up at most one other request. A head batch running longer
+// than its class's usual time stops all joining, however it was judged.
 //
 // Pure: the caller records times and asks; nothing here reads a clock.
 
@@ -35,6 +36,12 @@ export interface SharePolicyOptions {
    * stack several deep, those with big ones do not stack.
    */
   readonly maxAheadBytes: number;
+  /**
+   * A fast batch joins fast batches only while their usual times (moving averages) add up to at most
+   * this (ms): what it will wait for. A class that is fast by `fastMs` but takes a few ms does not
+   * stack as deep as one that takes tens of µs.
+   */
+  readonly maxAheadMs: number;
   /** With a free connection, a head batch serving longer than this takes no company (ms). */
   readonly firstMs: number;
   /** Without: a head batch serving longer than `stallFactor` × its class average (within the bounds) takes none (ms). */
@@ -65,6 +72,7 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   maxDepth: 8,
   guardedDepth: 2,
   maxAheadBytes: 8 * 1024,
+  maxAheadMs: 8,
   firstMs: 2,
   stallFactor: 4,
   stallMinMs: 2,
@@ -73,6 +81,23 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   hedgeMinMs: 20,
   hedgeMaxMs: 40,
   maxClasses: 10_000,
+};
+
+/**
+ * For a PostgreSQL on this machine with few cores (db/locality.ts). Every backend woken to run a
+ * batch then competes with dbrest itself for the same cores, and a long pipeline on one backend
+ * beats the same batches spread over several: no wake-up per batch, and the backend keeps its cache.
+ * Under load (W4, 2 cores) a pipelined insert kept its connection 0.03 ms at depth 32 on one
+ * connection, 0.17 ms at depth 8 over two to four. `BENCH_CASES=W1,W2,W3,W4,W5 node
+ * dist/test/bench/run.js`, req/s ratio to the floor: at depth 8 (three runs) W1 1.30–1.39, W4
+ * 0.81–0.99 (p99 ratio up to 1.72), W5 0.94–0.97; with this policy W1 1.37, W4 1.08, W5 1.15 with
+ * p99 ratios 0.85–1.04. W2 and W3 stack little either way (big answers: maxAheadBytes).
+ * A stalled head stops joining and hedges reads as before; `maxAheadMs` bounds the wait.
+ */
+export const LOCAL_SHARE_POLICY: SharePolicyOptions = {
+  ...DEFAULT_SHARE_POLICY,
+  firstDepth: 32,
+  maxDepth: 32,
 };
 
 interface ClassStats {
@@ -96,6 +121,8 @@ export interface ConnectionState {
   readonly guarded: number;
   /** The usual answer sizes (SharePolicy.size) of the batches in flight, added up (bytes). */
   readonly aheadBytes: number;
+  /** The usual times (SharePolicy.average) of the batches in flight, added up (ms). */
+  readonly aheadMs: number;
 }
 
 export class SharePolicy {
@@ -154,11 +181,14 @@ export class SharePolicy {
     const o = this.options;
     if (c.depth === 0) return true;
     if (c.aheadBytes + joiningBytes > o.maxAheadBytes) return false;
+    const guarded = !joiningFast || c.guarded > 0;
+    // Fast behind fast only while those ahead usually take little time altogether (a batch not
+    // known fast is bounded by guardedDepth instead).
+    if (!guarded && c.aheadMs > o.maxAheadMs) return false;
     if (freeConnection) {
       // Sharing is only an optimisation here: fast behind fast, while the head is fresh.
-      return joiningFast && c.guarded === 0 && c.depth < o.firstDepth && c.headServingMs <= o.firstMs;
+      return !guarded && c.depth < o.firstDepth && c.headServingMs <= o.firstMs;
     }
-    const guarded = !joiningFast || c.guarded > 0;
     if (c.depth >= (guarded ? o.guardedDepth : o.maxDepth)) return false;
     // A head not known fast gets the shortest patience: it may be the slow one.
     const usual = this.fast(c.headClass) ? this.average(c.headClass) : undefined;

@@ -4,7 +4,9 @@
 // transaction (settings, failures and rollbacks never reach a neighbour); a connection whose head
 // batch is slow takes no more, so those requests wait for the pool as before.
 import t from 'tap';
-import { leases } from '../../../src/db/leases.js';
+import { LeaseManager, leases } from '../../../src/db/leases.js';
+import { poolHost, sharePolicyFor } from '../../../src/db/locality.js';
+import { LOCAL_SHARE_POLICY, SharePolicy } from '../../../src/db/share-policy.js';
 import { createPool } from '../../../src/db/pool.js';
 import { runTransaction, type RequestTransaction } from '../../../src/db/transaction.js';
 import { ClientGone } from '../../../src/request/gone.js';
@@ -310,4 +312,29 @@ t.test('a class with big answers gets connections of its own; answer sizes are m
   const d = await manager.acquire(big.text);
   t.not(d.client, a.client, 'but not a second big one');
   for (const l of [a, b, c, d]) l.release();
+});
+
+t.test('on a database on this machine, fast batches pipeline deep; a few ms ahead is the limit', async (t) => {
+  const { pool } = await databaseWithPool(t, 3, 5);
+  t.equal(leases(pool).policy.options, sharePolicyFor(poolHost(pool)), "the pool's manager has the policy for where its database runs");
+  const manager = new LeaseManager(pool, new SharePolicy(LOCAL_SHARE_POLICY));
+  for (let i = 0; i < 3; i++) manager.policy.record('quick', 0.05);
+  const first = await manager.acquire('quick');
+  const joined = Array.from({ length: 20 }, () => manager.tryShare('quick'));
+  t.ok(
+    joined.every((l) => l?.client === first.client),
+    '20 more join the first connection, though two more were free',
+  );
+  t.equal(pool.totalCount, 1);
+  for (const l of [first, ...joined]) l!.release();
+
+  for (let i = 0; i < 3; i++) manager.policy.record('four', 4);
+  const a = await manager.acquire('four');
+  const b = manager.tryShare('four');
+  const c = manager.tryShare('four');
+  t.equal(b?.client, a.client, 'a class usually taking 4 ms: the second joins (4 ms ahead)');
+  t.equal(c?.client, a.client, 'the third too (8 ms ahead)');
+  const d = await manager.acquire('four');
+  t.not(d.client, a.client, 'the fourth (12 ms ahead) gets a connection of its own');
+  for (const l of [a, b!, c!, d]) l.release();
 });

@@ -1,9 +1,9 @@
 // The sharing policy (db/share-policy.ts) fed measured batch times: which classes count as fast,
 // and which connections a batch may join.
 import t from 'tap';
-import { DEFAULT_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
+import { DEFAULT_SHARE_POLICY, LOCAL_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
 
-const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes });
+const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0, aheadMs = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes, aheadMs });
 const feed = (p: SharePolicy, key: string, ...times: number[]) => times.forEach((ms) => p.record(key, ms));
 
 t.test('a class is fast after a few fast samples, and stays fast on a low average', async (t) => {
@@ -118,4 +118,26 @@ t.test('batches with big answers do not stack: the answer sizes on a connection 
   t.equal(p.mayJoin(conn(1, 0.5, 'small', 0, 200), true, false, 7090), true, 'a big answer behind a small one');
   t.equal(p.mayJoin(conn(7, 0.5, 'small', 0, 7 * 200), true, false, 200), true, 'small answers stack to the depth limit');
   t.equal(p.mayJoin(conn(0, 0, null, 0, 0), true, false, limit * 2), true, 'an idle connection takes any size');
+});
+
+t.test('fast batches stack only while those ahead usually take little time altogether', async (t) => {
+  const p = new SharePolicy();
+  feed(p, 'four', 4, 4, 4);
+  t.equal(DEFAULT_SHARE_POLICY.maxAheadMs, 8);
+  t.equal(p.mayJoin(conn(2, 0.5, 'four', 0, 0, 8), true, true), true, 'two batches of 4 ms ahead: 8 ms');
+  t.equal(p.mayJoin(conn(3, 0.5, 'four', 0, 0, 12), true, true), false, 'three: 12 ms, with a free connection');
+  t.equal(p.mayJoin(conn(3, 0.5, 'four', 0, 0, 12), true, false), false, 'nor with every connection busy');
+  feed(p, 'slow', 60, 60, 60);
+  t.equal(p.mayJoin(conn(1, 1, 'slow', 1, 0, 60), true, false), true, 'a batch not known fast is bounded by the guarded depth instead');
+});
+
+t.test('for a database on this machine, fast batches stack 32 deep', async (t) => {
+  const p = new SharePolicy(LOCAL_SHARE_POLICY);
+  feed(p, 'insert', 0.03, 0.03, 0.03);
+  t.equal(p.mayJoin(conn(31, 0.1, 'insert', 0, 0, 31 * 0.03), true, true), true, 'with a free connection');
+  t.equal(p.mayJoin(conn(32, 0.1, 'insert', 0, 0, 32 * 0.03), true, true), false, 'not beyond 32');
+  t.equal(p.mayJoin(conn(31, 0.1, 'insert', 0, 0, 31 * 0.03), true, false), true, 'with every connection busy');
+  t.equal(p.mayJoin(conn(1, 2.5, 'insert'), true, true), false, 'a head serving longer than 2 ms still takes no company');
+  t.equal(p.mayJoin(conn(2, 0.1, 'insert', 1), false, false), false, 'and a batch not known fast still shares with one other at most');
+  t.equal(new SharePolicy().mayJoin(conn(8, 0.1, 'x', 0, 0, 0), true, true), false, 'the default stays at 8');
 });
