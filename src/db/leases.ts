@@ -13,6 +13,11 @@
 // the order they came, by a connection they may join or one of the pool's, whichever is first; a
 // request that comes while others wait queues behind them instead of joining past them.
 //
+// For a database on this machine (db/locality.ts) fast batches also run on a bounded number of
+// connections at once (SharePolicyOptions.maxFastConnections): one that can join none waits in line
+// without asking the pool ("parked") until one of them is released. Batches not known fast are not
+// bounded, so a slow statement never keeps a fast one waiting for the bound.
+//
 // Hedging: a batch, once sent, can only wait for the batches ahead of it, and on a busy machine a
 // backend that loses the CPU for tens of ms holds up every batch behind it. So a batch whose caller
 // said it may run twice (a read-only one: Lease.whenStalled) and that a head serving longer than
@@ -110,7 +115,17 @@ interface Waiter {
   readonly resolve: (lease: Lease | null) => void;
   readonly reject: (e: Error) => void;
   served: boolean;
+  /** Its class was known fast when it came (counts towards maxFastConnections once it asks the pool). */
+  readonly fast: boolean;
+  /**
+   * A fast batch that came while SharePolicyOptions.maxFastConnections connections ran fast
+   * batches: it has not asked the pool, and may only join, until one of those is released.
+   */
+  parked?: NodeJS.Timeout | true;
 }
+
+/** What pg-pool rejects with when its acquisition timeout passes (http/db-errors.ts: DBRST003). */
+const PARKED_TIMEOUT = 'timeout exceeded when trying to connect (waiting for a connection of fast batches)';
 
 export class LeaseManager {
   private readonly busy = new Map<pg.PoolClient, Shared>();
@@ -126,6 +141,8 @@ export class LeaseManager {
   /** Batches with a whenStalled callback not called yet; the timer checks for stalls while any. */
   private stallWatched = 0;
   private stallTimer: NodeJS.Timeout | null = null;
+  /** Waiters parked (Waiter.parked). */
+  private parkedCount = 0;
   /** Batches run a second time by hedging (tests, metrics). */
   hedges = 0;
 
@@ -154,7 +171,19 @@ export class LeaseManager {
    * first in line. Rejects when the pool's acquisition timeout passes first.
    */
   connect(key: string | null): Promise<Lease> {
-    return this.enqueue(key, false).promise as Promise<Lease>;
+    const park = this.policy.fast(key) && this.fastConnections() >= this.policy.options.maxFastConnections;
+    return this.enqueue(key, false, park).promise as Promise<Lease>;
+  }
+
+  /**
+   * Connections running only batches known fast, and those asked of the pool for fast batches:
+   * what SharePolicyOptions.maxFastConnections bounds.
+   */
+  private fastConnections(): number {
+    let n = 0;
+    for (const s of this.busy.values()) if (s.guarded === 0) n++;
+    for (const w of this.waiting) if (w.fast && w.parked === undefined) n++;
+    return n;
   }
 
   /**
@@ -177,27 +206,71 @@ export class LeaseManager {
     };
   }
 
-  private enqueue(key: string | null, first: boolean): { promise: Promise<Lease | null>; waiter: Waiter } {
+  private enqueue(key: string | null, first: boolean, park = false): { promise: Promise<Lease | null>; waiter: Waiter } {
     let waiter!: Waiter;
     const promise = new Promise<Lease | null>((resolve, reject) => {
-      const w: Waiter = { key, resolve, reject, served: false };
+      const w: Waiter = { key, resolve, reject, served: false, fast: this.policy.fast(key) };
       waiter = w;
       if (first) this.waiting.unshift(w);
       else this.waiting.push(w);
-      // Every waiter asks the pool once; a connection the pool gives goes to the first in line,
-      // or back when nobody waits any more (its waiter joined a busy connection meanwhile).
-      this.pool.connect().then(
-        (client) => this.granted(client),
-        (e: Error) => {
-          if (w.served) return;
-          w.served = true;
-          this.waiting.splice(this.waiting.indexOf(w), 1);
-          reject(e);
-          this.serveWaiting(); // those behind it may be able to join now
-        },
-      );
+      if (park) this.park(w);
+      else this.ask(w);
     });
     return { promise, waiter };
+  }
+
+  /**
+   * Every waiter not parked asks the pool once; a connection the pool gives goes to the first in
+   * line not parked, or back when there is none (its waiter joined a busy connection meanwhile).
+   */
+  private ask(w: Waiter): void {
+    this.pool.connect().then(
+      (client) => this.granted(client),
+      (e: Error) => this.fail(w, e),
+    );
+  }
+
+  private fail(w: Waiter, e: Error): void {
+    if (w.served) return;
+    this.served(w);
+    this.waiting.splice(this.waiting.indexOf(w), 1);
+    w.reject(e);
+    this.serveWaiting(); // those behind it may be able to join now, or ask the pool
+  }
+
+  /** Parked until a connection of fast batches is released, or the pool's acquisition timeout. */
+  private park(w: Waiter): void {
+    const ms = (this.pool as pg.Pool & { options: { connectionTimeoutMillis?: number } }).options.connectionTimeoutMillis ?? 0;
+    this.parkedCount++;
+    if (ms <= 0) {
+      w.parked = true;
+      return;
+    }
+    w.parked = setTimeout(() => this.fail(w, new Error(PARKED_TIMEOUT)), ms);
+    w.parked.unref();
+  }
+
+  /** Parked waiters ask the pool, in order, while fewer connections than the limit run fast batches. */
+  private unpark(): void {
+    let room = this.policy.options.maxFastConnections - this.fastConnections();
+    for (let i = 0; i < this.waiting.length && room > 0; i++) {
+      const w = this.waiting[i]!;
+      if (w.parked === undefined) continue;
+      if (w.parked !== true) clearTimeout(w.parked);
+      w.parked = undefined;
+      this.parkedCount--;
+      room--;
+      this.ask(w);
+    }
+  }
+
+  /** A waiter leaves the line served. */
+  private served(w: Waiter): void {
+    w.served = true;
+    if (w.parked === undefined) return;
+    if (w.parked !== true) clearTimeout(w.parked);
+    w.parked = undefined;
+    this.parkedCount--;
   }
 
   /** Requests waiting in line for a connection (tests, metrics). */
@@ -206,12 +279,14 @@ export class LeaseManager {
   }
 
   private granted(client: pg.PoolClient): void {
-    const w = this.waiting.shift();
-    if (!w) {
+    let i = 0;
+    while (i < this.waiting.length && this.waiting[i]!.parked !== undefined) i++;
+    if (i === this.waiting.length) {
       client.release();
       return;
     }
-    w.served = true;
+    const w = this.waiting.splice(i, 1)[0]!;
+    this.served(w);
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back.
     const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, broken: null };
     this.busy.set(client, entry);
@@ -224,11 +299,13 @@ export class LeaseManager {
     while (this.waiting.length > 0) {
       const w = this.waiting[0]!;
       const shared = this.shareable(w.key, this.hasFreeConnection());
-      if (!shared) return;
+      if (!shared) break;
       this.waiting.shift();
-      w.served = true;
+      this.served(w);
       w.resolve(this.lease(shared, w.key));
     }
+    // A waiter gone (joined, or failed) may have left room for a parked one.
+    if (this.parkedCount > 0) this.unpark();
   }
 
   /** A connection of its own that no batch joins until released (a cursor's: db/cursor.ts). */
@@ -314,6 +391,7 @@ export class LeaseManager {
         if (entry.inFlight.length === 0) {
           this.busy.delete(entry.client);
           entry.client.release(entry.broken ?? undefined);
+          if (this.parkedCount > 0) this.unpark();
         } else if (this.waiting.length > 0) this.serveWaiting();
       },
     };

@@ -35,7 +35,12 @@ export function isLocalHost(host: string | undefined): boolean {
   return Object.values(os.networkInterfaces()).some((addrs) => addrs?.some((a) => a.address.toLowerCase() === h));
 }
 
-/** The sharing policy for a database at `host` on a machine with `cores` cores. */
+/**
+ * The sharing policy for a database at `host` on a machine with `cores` cores. On this machine,
+ * fast batches run on at most 2 × cores + 1 connections at once (the rule of thumb for a pool's
+ * size, HikariCP's "About Pool Sizing"): more busy backends than that only take turns on the cores.
+ */
 export function sharePolicyFor(host: string | undefined, cores: number = os.availableParallelism()): SharePolicyOptions {
-  return isLocalHost(host) && cores <= LOCAL_POLICY_MAX_CORES ? LOCAL_SHARE_POLICY : DEFAULT_SHARE_POLICY;
+  if (!isLocalHost(host) || cores > LOCAL_POLICY_MAX_CORES) return DEFAULT_SHARE_POLICY;
+  return { ...LOCAL_SHARE_POLICY, maxFastConnections: 2 * cores + 1 };
 }

@@ -42,6 +42,12 @@ export interface SharePolicyOptions {
    * stack as deep as one that takes tens of µs.
    */
   readonly maxAheadMs: number;
+  /**
+   * Connections at most that run batches of fast classes at once; a fast batch that can join none
+   * then waits for one of them instead of taking another from the pool (Infinity: no bound).
+   * Batches not known fast are not bounded by it, so a slow statement never keeps a fast one waiting.
+   */
+  readonly maxFastConnections: number;
   /** With a free connection, a head batch serving longer than this takes no company (ms). */
   readonly firstMs: number;
   /** Without: a head batch serving longer than `stallFactor` × its class average (within the bounds) takes none (ms). */
@@ -73,6 +79,7 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
   guardedDepth: 2,
   maxAheadBytes: 8 * 1024,
   maxAheadMs: 8,
+  maxFastConnections: Infinity,
   firstMs: 2,
   stallFactor: 4,
   stallMinMs: 2,

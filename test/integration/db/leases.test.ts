@@ -4,7 +4,7 @@
 // transaction (settings, failures and rollbacks never reach a neighbour); a connection whose head
 // batch is slow takes no more, so those requests wait for the pool as before.
 import t from 'tap';
-import { LeaseManager, leases } from '../../../src/db/leases.js';
+import { LeaseManager, leases, type Lease } from '../../../src/db/leases.js';
 import { poolHost, sharePolicyFor } from '../../../src/db/locality.js';
 import { LOCAL_SHARE_POLICY, SharePolicy } from '../../../src/db/share-policy.js';
 import { createPool } from '../../../src/db/pool.js';
@@ -316,7 +316,7 @@ t.test('a class with big answers gets connections of its own; answer sizes are m
 
 t.test('on a database on this machine, fast batches pipeline deep; a few ms ahead is the limit', async (t) => {
   const { pool } = await databaseWithPool(t, 3, 5);
-  t.equal(leases(pool).policy.options, sharePolicyFor(poolHost(pool)), "the pool's manager has the policy for where its database runs");
+  t.same(leases(pool).policy.options, sharePolicyFor(poolHost(pool)), "the pool's manager has the policy for where its database runs");
   const manager = new LeaseManager(pool, new SharePolicy(LOCAL_SHARE_POLICY));
   for (let i = 0; i < 3; i++) manager.policy.record('quick', 0.05);
   const first = await manager.acquire('quick');
@@ -337,4 +337,36 @@ t.test('on a database on this machine, fast batches pipeline deep; a few ms ahea
   const d = await manager.acquire('four');
   t.not(d.client, a.client, 'the fourth (12 ms ahead) gets a connection of its own');
   for (const l of [a, b!, c!, d]) l.release();
+});
+
+t.test('fast batches run on a bounded number of connections; the rest wait for one, others do not', async (t) => {
+  const { pool } = await databaseWithPool(t, 4, 0.5);
+  // The leases here are held for tens of ms (longer on a busy machine): thresholds that keep the
+  // class fast whatever times its releases record, since this is about the bound.
+  const manager = new LeaseManager(pool, new SharePolicy({ ...LOCAL_SHARE_POLICY, maxFastConnections: 2, fastMs: 60_000, slowMs: 60_000 }));
+  // A fast class with big answers: it cannot join, so each batch would take a connection.
+  for (let i = 0; i < 3; i++) manager.policy.record('big', 0.5, 7000);
+  const a = await manager.acquire('big');
+  const b = await manager.acquire('big');
+  t.not(b.client, a.client);
+  let third: Lease | null = null;
+  const waiting = manager.acquire('big').then((l) => (third = l));
+  await sleep(50);
+  t.equal(third, null, 'a third waits, though the pool has two more connections');
+  t.equal(pool.totalCount, 2);
+  const slow = await manager.acquire('unknown');
+  t.ok(slow.client !== a.client && slow.client !== b.client, 'a batch not known fast takes one of those at once');
+  a.release();
+  await waiting;
+  t.ok(third !== null, 'the third gets a connection once one of the two is released');
+  t.ok(pool.totalCount <= 3, `no more connections than that (${pool.totalCount})`);
+
+  t.ok(manager.policy.fast('big'), 'the class is still fast');
+  const late = manager.acquire('big');
+  await t.rejects(late, /timeout exceeded/, 'one that waits longer than the acquisition timeout gets its error (DBRST003)');
+  t.equal(manager.waitingCount(), 0, 'and leaves the line');
+  for (const l of [b, slow, third!]) l.release();
+  const again = await manager.acquire('big');
+  t.ok(again, 'with those released, fast batches get connections again');
+  again.release();
 });

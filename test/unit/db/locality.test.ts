@@ -27,8 +27,9 @@ t.test('the host of a pool, as pg resolves it, without connecting', async (t) =>
 });
 
 t.test('the policy: deep pipelining only for a database on this machine with few cores', async (t) => {
-  t.equal(sharePolicyFor('127.0.0.1', 2), LOCAL_SHARE_POLICY);
-  t.equal(sharePolicyFor('/tmp', LOCAL_POLICY_MAX_CORES), LOCAL_SHARE_POLICY);
+  t.same(sharePolicyFor('127.0.0.1', 2), { ...LOCAL_SHARE_POLICY, maxFastConnections: 5 }, 'fast batches on 2 × 2 + 1 connections at most');
+  t.same(sharePolicyFor('/tmp', LOCAL_POLICY_MAX_CORES), { ...LOCAL_SHARE_POLICY, maxFastConnections: 2 * LOCAL_POLICY_MAX_CORES + 1 });
+  t.equal(DEFAULT_SHARE_POLICY.maxFastConnections, Infinity);
   t.equal(sharePolicyFor('127.0.0.1', LOCAL_POLICY_MAX_CORES + 1), DEFAULT_SHARE_POLICY, 'more cores: unmeasured, the default');
   t.equal(sharePolicyFor('db.example.com', 2), DEFAULT_SHARE_POLICY, 'elsewhere: the default');
   t.equal(sharePolicyFor(undefined, 2), DEFAULT_SHARE_POLICY, 'unknown: the default');
