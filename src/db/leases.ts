@@ -121,7 +121,12 @@ interface Waiter {
    * A fast batch that came while SharePolicyOptions.maxFastConnections connections ran fast
    * batches: it has not asked the pool, and may only join, until one of those is released.
    */
-  parked?: NodeJS.Timeout | true;
+  parked?: boolean;
+  /**
+   * Its acquisition timeout, from when it was parked: kept once it asks the pool, whose own timeout
+   * starts only then, so that the whole wait stays within one timeout.
+   */
+  deadline?: NodeJS.Timeout;
 }
 
 /** What pg-pool rejects with when its acquisition timeout passes (http/db-errors.ts: DBRST003). */
@@ -182,7 +187,7 @@ export class LeaseManager {
   private fastConnections(): number {
     let n = 0;
     for (const s of this.busy.values()) if (s.guarded === 0) n++;
-    for (const w of this.waiting) if (w.fast && w.parked === undefined) n++;
+    for (const w of this.waiting) if (w.fast && !w.parked) n++;
     return n;
   }
 
@@ -242,12 +247,10 @@ export class LeaseManager {
   private park(w: Waiter): void {
     const ms = (this.pool as pg.Pool & { options: { connectionTimeoutMillis?: number } }).options.connectionTimeoutMillis ?? 0;
     this.parkedCount++;
-    if (ms <= 0) {
-      w.parked = true;
-      return;
-    }
-    w.parked = setTimeout(() => this.fail(w, new Error(PARKED_TIMEOUT)), ms);
-    w.parked.unref();
+    w.parked = true;
+    if (ms <= 0) return;
+    w.deadline = setTimeout(() => this.fail(w, new Error(PARKED_TIMEOUT)), ms);
+    w.deadline.unref();
   }
 
   /** Parked waiters ask the pool, in order, while fewer connections than the limit run fast batches. */
@@ -255,9 +258,8 @@ export class LeaseManager {
     let room = this.policy.options.maxFastConnections - this.fastConnections();
     for (let i = 0; i < this.waiting.length && room > 0; i++) {
       const w = this.waiting[i]!;
-      if (w.parked === undefined) continue;
-      if (w.parked !== true) clearTimeout(w.parked);
-      w.parked = undefined;
+      if (!w.parked) continue;
+      w.parked = false;
       this.parkedCount--;
       room--;
       this.ask(w);
@@ -267,9 +269,9 @@ export class LeaseManager {
   /** A waiter leaves the line served. */
   private served(w: Waiter): void {
     w.served = true;
-    if (w.parked === undefined) return;
-    if (w.parked !== true) clearTimeout(w.parked);
-    w.parked = undefined;
+    if (w.deadline) clearTimeout(w.deadline);
+    if (!w.parked) return;
+    w.parked = false;
     this.parkedCount--;
   }
 
@@ -280,7 +282,7 @@ export class LeaseManager {
 
   private granted(client: pg.PoolClient): void {
     let i = 0;
-    while (i < this.waiting.length && this.waiting[i]!.parked !== undefined) i++;
+    while (i < this.waiting.length && this.waiting[i]!.parked) i++;
     if (i === this.waiting.length) {
       client.release();
       return;

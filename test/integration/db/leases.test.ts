@@ -370,3 +370,36 @@ t.test('fast batches run on a bounded number of connections; the rest wait for o
   t.ok(again, 'with those released, fast batches get connections again');
   again.release();
 });
+
+t.test('a parked batch waits one acquisition timeout in all, parked or not', async (t) => {
+  const { pool } = await databaseWithPool(t, 2, 0.5);
+  const options = { ...LOCAL_SHARE_POLICY, maxFastConnections: 1, fastMs: 60_000, slowMs: 60_000 };
+  const manager = new LeaseManager(pool, new SharePolicy(options));
+  for (let i = 0; i < 3; i++) {
+    manager.policy.record('big', 0.5, 7000);
+    manager.policy.record('small', 0.5, 10);
+  }
+  const a = await manager.acquire('big');
+  const joined = manager.tryShare('small');
+  t.equal(joined?.client, a.client, 'a small batch shares the big one\'s connection');
+  const other = await manager.acquire('unknown'); // the pool's last connection
+  await sleep(10); // its head is no longer fresh: nothing joins it
+  const started = performance.now();
+  const parked = manager.acquire('big');
+  let settled = false;
+  parked.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await sleep(300);
+  t.equal(settled, false, 'parked');
+  // Room for a second connection of fast batches, noticed when the small batch ends: it now asks
+  // the pool, which has none free.
+  (options as { maxFastConnections: number }).maxFastConnections = 2;
+  joined!.release();
+  await t.rejects(parked, /timeout exceeded/, 'it gets the timeout error');
+  const ms = performance.now() - started;
+  t.ok(ms < 700, `one timeout after it came (${Math.round(ms)} ms), not one after it asked the pool`);
+  a.release();
+  other.release();
+});
