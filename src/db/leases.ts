@@ -176,8 +176,7 @@ export class LeaseManager {
    * first in line. Rejects when the pool's acquisition timeout passes first.
    */
   connect(key: string | null): Promise<Lease> {
-    const park = this.policy.fast(key) && this.fastConnections() >= this.policy.options.maxFastConnections;
-    return this.enqueue(key, false, park).promise as Promise<Lease>;
+    return this.enqueue(key, false).promise as Promise<Lease>;
   }
 
   /**
@@ -211,10 +210,15 @@ export class LeaseManager {
     };
   }
 
-  private enqueue(key: string | null, first: boolean, park = false): { promise: Promise<Lease | null>; waiter: Waiter } {
+  /** In line for a connection; `first` (a hedge: it has waited already) goes ahead and is never parked. */
+  private enqueue(key: string | null, first: boolean): { promise: Promise<Lease | null>; waiter: Waiter } {
+    const fast = this.policy.fast(key);
+    const bound = this.policy.options.maxFastConnections;
+    // Counted before this waiter is in line (fastConnections counts waiters not parked).
+    const park = !first && fast && bound !== Infinity && this.fastConnections() >= bound;
     let waiter!: Waiter;
     const promise = new Promise<Lease | null>((resolve, reject) => {
-      const w: Waiter = { key, resolve, reject, served: false, fast: this.policy.fast(key) };
+      const w: Waiter = { key, resolve, reject, served: false, fast };
       waiter = w;
       if (first) this.waiting.unshift(w);
       else this.waiting.push(w);

@@ -100,6 +100,7 @@ export const DEFAULT_SHARE_POLICY: SharePolicyOptions = {
  * 0.81–0.99 (p99 ratio up to 1.72), W5 0.94–0.97; with this policy W1 1.37, W4 1.08, W5 1.15 with
  * p99 ratios 0.85–1.04. W2 and W3 stack little either way (big answers: maxAheadBytes).
  * A stalled head stops joining and hedges reads as before; `maxAheadMs` bounds the wait.
+ * db/locality.ts's sharePolicyFor adds `maxFastConnections` from the machine's cores.
  */
 export const LOCAL_SHARE_POLICY: SharePolicyOptions = {
   ...DEFAULT_SHARE_POLICY,
