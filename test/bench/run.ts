@@ -37,6 +37,7 @@ import { ANON_ROLE, datasetSteps, scaledSize, type DatasetSize } from './dataset
 import { chooseGenerator, runGenerator, stopGenerator, type GenResult } from './loadgen.js';
 import { exitCleanup } from './cleanup.js';
 import { envNumber } from './env.js';
+import { P99_TARGET, ratioText, targetCheck, type CaseFigures } from './targets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -1104,28 +1105,8 @@ function pad(s: string, n: number, left = false): string {
   return left ? s.padEnd(n) : s.padStart(n);
 }
 
-/** Issue 13's targets: req/s at least this × the floor's, and p99 at most 1.5 × the floor's. */
-const RPS_TARGET: Record<string, number> = { W1: 0.85, W2: 1.0, W3: 1.0, W4: 0.8, W5: 0.8 };
-const P99_TARGET = 1.5;
-
-interface TargetCheck {
-  readonly rpsTarget: number | null;
-  readonly rpsMet: boolean | null;
-  /** dbrest p99 ÷ floor p99. */
-  readonly p99Ratio: number | null;
-  readonly p99Met: boolean | null;
-}
-
-function targetCheck(r: LoadCaseResult): TargetCheck {
-  const rpsTarget = RPS_TARGET[r.id] ?? null;
-  const both = r.floor.outcome === 'ok' && r.dbrest.outcome === 'ok';
-  const p99Ratio = both && r.floor.figures!.p99Ms > 0 ? round(r.dbrest.figures!.p99Ms / r.floor.figures!.p99Ms, 2) : null;
-  return {
-    rpsTarget,
-    rpsMet: rpsTarget === null || r.ratio === null ? null : r.ratio >= rpsTarget,
-    p99Ratio,
-    p99Met: p99Ratio === null ? null : p99Ratio <= P99_TARGET,
-  };
+function figuresOf(r: LoadCaseResult): CaseFigures | null {
+  return r.floor.outcome === 'ok' && r.dbrest.outcome === 'ok' ? { floor: r.floor.figures!, dbrest: r.dbrest.figures! } : null;
 }
 
 function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: CatalogResult | null): void {
@@ -1150,7 +1131,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
   log(head.join(' '));
   log('-'.repeat(head.join(' ').length));
   for (const r of load) {
-    const check = targetCheck(r);
+    const check = targetCheck(r.id, figuresOf(r));
     log(
       [
         pad(`${r.id} ${r.title}`, 34, true),
@@ -1160,9 +1141,9 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
         pad(cell(r.dbrest, 'rps'), 13),
         pad(cell(r.dbrest, 'p50'), 8),
         pad(cell(r.dbrest, 'p99'), 8),
-        pad(r.ratio === null ? 'n/a' : r.ratio.toFixed(2) + mark(check.rpsMet), 13),
+        pad(check.rps === null ? 'n/a' : ratioText(check.rps, check.rpsTarget) + mark(check.rpsMet), 13),
         pad(check.rpsTarget === null ? '' : `≥${check.rpsTarget.toFixed(2)}`, 7),
-        pad(check.p99Ratio === null ? 'n/a' : `${check.p99Ratio.toFixed(2)} (≤${P99_TARGET})${mark(check.p99Met)}`, 15),
+        pad(check.p99 === null ? 'n/a' : `${ratioText(check.p99, P99_TARGET)} (≤${P99_TARGET})${mark(check.p99Met)}`, 15),
       ].join(' '),
     );
   }
@@ -1331,7 +1312,7 @@ async function main(): Promise<number> {
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, memoryGb: round(os.totalmem() / 2 ** 30), node: process.version, postgres: version },
     config: { ...cfg, dataset: size, datasetLoadMs: dataset.loadMs, generator: generator.detail },
     dbrest: { entry: path.relative(root, cfg.dbrestBin), ...(dbrestDown === null ? { status: 'answering' } : { status: 'not answering', note: dbrestStartFailure ?? dbrestDown }) },
-    cases: load.map((r) => ({ ...r, targets: targetCheck(r) })),
+    cases: load.map((r) => ({ ...r, targets: targetCheck(r.id, figuresOf(r)) })),
     pairs,
     content: { setup: contentSetup, cases: content },
     w6: big,
