@@ -116,7 +116,10 @@ export async function executeCall(
     row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];
   } else {
     const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
-    const outcome = await runRequestTransaction(req, who, app, [statement], { readOnly: call.readOnly });
+    // A read-only call of a function declared STABLE or IMMUTABLE may run twice, so it is hedged
+    // as table reads are (db/transaction.ts); a VOLATILE one may act outside the database.
+    const hedge = call.readOnly && call.routine.volatility !== 'volatile';
+    const outcome = await runRequestTransaction(req, who, app, [statement], { readOnly: call.readOnly, hedge });
     if (!outcome.ok) return err(writeError(outcome, who, app));
     row = outcome.results[0]!.rows[0] as typeof row;
   }
