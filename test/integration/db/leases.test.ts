@@ -450,3 +450,51 @@ t.test('a parked batch waits one acquisition timeout in all, parked or not', asy
   a.release();
   other.release();
 });
+
+t.test('a connection whose batches are answered goes to the next in line without the pool, for a while', async (t) => {
+  const { pool } = await databaseWithPool(t, 1, 5);
+  await openAll(pool, 1);
+  let releases = 0;
+  pool.on('release', () => releases++);
+  // One connection of fast batches at most: the others are parked in line (not asking the pool).
+  const manager = new LeaseManager(pool, new SharePolicy({ ...LOCAL_SHARE_POLICY, maxFastConnections: 1, fastMs: 60_000, slowMs: 60_000 }));
+  // A fast class with big answers: a batch never joins another, so each waits for the connection.
+  for (let i = 0; i < 3; i++) manager.policy.record('big', 0.5, 7000);
+
+  const a = await manager.acquire('big');
+  const next = manager.acquire('big');
+  await tick();
+  t.equal(manager.waitingCount(), 1, 'the second waits for the connection of fast batches');
+  a.release();
+  const b = await next;
+  t.equal(b.client, a.client, 'it gets the connection the first one had');
+  t.equal(releases, 0, 'handed on: the pool did not see it');
+
+  await t.test('not while someone waits for the pool itself', async (t) => {
+    const own = pool.connect(); // a cursor's exclusive connection, say
+    const inLine = manager.acquire('big');
+    await tick();
+    b.release();
+    const client = await own;
+    t.equal(client, a.client, 'the pool\'s own waiter got it');
+    t.equal(releases, 1, 'back through the pool');
+    client.release();
+    const c = await inLine;
+    t.equal(c.client, a.client, 'then the one in line');
+    const later = manager.acquire('big');
+    await sleep(1100); // longer than a connection is handed on without the pool
+    const before = releases;
+    c.release();
+    const d = await later;
+    t.equal(d.client, a.client);
+    t.equal(releases, before + 1, 'after a second away from the pool, it goes back through it');
+    const last = manager.acquire('big');
+    await tick();
+    d.release(new Error('broken'));
+    const e = await last;
+    t.not(e.client, a.client, 'a broken connection is never handed on: the next gets a new one');
+    t.equal(pool.totalCount, 1);
+    e.release();
+    t.equal(pool.idleCount, 1);
+  });
+});
