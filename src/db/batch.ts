@@ -30,7 +30,8 @@ class ArrayResult {
   readonly rows: unknown[][] = [];
   /** Bytes of its DataRow messages. */
   bytes = 0;
-  private parsers: Array<(text: string) => unknown> = [];
+  /** One per column, from its RowDescription (or that of an earlier run of the statement: described). */
+  parsers: ReadonlyArray<(text: string) => unknown> = [];
 
   constructor(private readonly types: TypeParsers) {}
 
@@ -97,6 +98,17 @@ export class BatchError extends Error {
   }
 }
 
+type Parsers = ReadonlyArray<(text: string) => unknown>;
+
+/**
+ * The column parsers of each named statement a connection has run: its rows come back without a
+ * Describe. A prepared statement's columns cannot change (PostgreSQL answers "cached plan must not
+ * change result type" rather than return others), and a name is its text's hash (statementName), so
+ * an entry holds while the connection has the statement parsed: it is recorded, as parsedStatements
+ * is, only once a batch that described it succeeded.
+ */
+const described = new WeakMap<Connection, Map<string, Parsers>>();
+
 /** What a statement whose rows are discarded reports. */
 const NO_ROWS: BatchResult = { rows: [], bytes: 0, rowCount: null, command: null };
 
@@ -112,6 +124,8 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   /** Per statement; null for one whose rows are discarded. */
   private readonly results: Array<ArrayResult | null>;
   private current = 0;
+  /** Column parsers from the RowDescriptions this batch got, per statement (recorded on success). */
+  private describedNow: Array<Parsers | undefined> | null = null;
   private readonly done: (err: Error | null, results?: BatchResult[]) => void;
 
   constructor(
@@ -134,16 +148,23 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
     const send = connection._send;
     connection._send = collect;
     try {
-      for (const st of this.statements) {
+      const known = described.get(connection);
+      for (let i = 0; i < this.statements.length; i++) {
+        const st = this.statements[i]!;
         const name = st.name ?? '';
-        if (name === '' || connection.parsedStatements[name] !== st.text) {
+        const parsed = name !== '' && connection.parsedStatements[name] === st.text;
+        if (!parsed) {
           if (name !== '') connection.close({ type: 'S', name });
           connection.parse({ text: st.text, name, types: [] });
         }
         connection.bind({ portal: '', statement: name, values: st.values as unknown[], valueMapper: prepareValue });
-        // Rows nobody reads need no description: one message less each way, and no
-        // RowDescription for PostgreSQL to build nor for pg to parse (the context settings).
-        if (!st.discard) connection.describe({ type: 'P', name: '' });
+        // A description only when its rows are wanted and not known from an earlier run: one
+        // message less each way, and no RowDescription for PostgreSQL to build nor for pg to parse.
+        if (!st.discard) {
+          const parsers = parsed ? known?.get(name) : undefined;
+          if (parsers) this.results[i]!.parsers = parsers;
+          else connection.describe({ type: 'P', name: '' });
+        }
         connection.execute({ portal: '', rows: 0 });
       }
       connection.sync();
@@ -167,7 +188,10 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   }
 
   handleRowDescription(msg: { fields: ReadonlyArray<{ dataTypeID: number; format?: string }> }): void {
-    this.results[this.current]?.addFields(msg.fields);
+    const result = this.results[this.current];
+    if (!result) return;
+    result.addFields(msg.fields);
+    (this.describedNow ??= [])[this.current] = result.parsers;
   }
 
   handleDataRow(msg: { fields: ReadonlyArray<string | null>; length: number }): void {
@@ -189,6 +213,15 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
 
   handleReadyForQuery(connection: Connection): void {
     for (const st of this.statements) if (st.name) connection.parsedStatements[st.name] = st.text;
+    if (this.describedNow) {
+      let known = described.get(connection);
+      if (!known) described.set(connection, (known = new Map()));
+      for (let i = 0; i < this.describedNow.length; i++) {
+        const name = this.statements[i]!.name;
+        const parsers = this.describedNow[i];
+        if (name && parsers) known.set(name, parsers);
+      }
+    }
     this.done(null, this.results.map((r) => (r ? { rows: r.rows, bytes: r.bytes, rowCount: r.rowCount, command: r.command } : NO_ROWS)));
   }
 

@@ -69,5 +69,40 @@ t.test('one implicit transaction per request', async (t) => {
     t.ok(good.ok);
     if (good.ok) t.equal(good.results[1]!.rows.length, 1, 'one prepared statement for this text on the connection');
   });
+
+  await t.test('a prepared statement is described once per connection; its values are still parsed by type', async (t) => {
+    // Count the RowDescriptions the (only) connection receives.
+    const client = await pool.connect();
+    let descriptions = 0;
+    const onDescription = () => descriptions++;
+    const connection = (client as unknown as { connection: { on(e: string, f: () => void): void; off(e: string, f: () => void): void } }).connection;
+    connection.on('rowDescription', onDescription);
+    client.release();
+    t.teardown(() => connection.off('rowDescription', onDescription));
+    const typed = { text: "SELECT $1::int AS n, '2024-05-06'::date AS d, '[1,2]'::json AS j, 'x'::text AS s", values: [7] };
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await runTransaction(pool, { ...base, statements: [typed] }));
+    t.equal(descriptions, 1, 'described on its first run only');
+    for (const out of runs) {
+      t.ok(out.ok);
+      if (!out.ok) continue;
+      const [n, d, j, s] = out.results[0]!.rows[0]!;
+      t.equal(n, 7, 'int parsed as a number');
+      t.ok(d instanceof Date, 'date parsed as a Date');
+      t.same(j, [1, 2], 'json parsed');
+      t.equal(s, 'x');
+    }
+    // A statement first run in a batch that fails is not taken as described: it is described again.
+    const fresh = { text: 'SELECT $1::int + 1 AS m', values: [1] };
+    const failed = await runTransaction(pool, { ...base, statements: [fresh, { text: 'SELECT 1/0', values: [] }] });
+    t.equal(failed.ok, false);
+    const before = descriptions;
+    const ok = await runTransaction(pool, { ...base, statements: [fresh] });
+    t.ok(ok.ok);
+    if (ok.ok) t.same(ok.results[0]!.rows, [[2]]);
+    t.equal(descriptions, before + 1, 'described again after its failed batch');
+    await runTransaction(pool, { ...base, statements: [fresh] });
+    t.equal(descriptions, before + 1, 'and not after that');
+  });
 });
 
