@@ -30,7 +30,7 @@ class ArrayResult {
   readonly rows: unknown[][] = [];
   /** Bytes of its DataRow messages. */
   bytes = 0;
-  /** One per column, from its RowDescription (or that of an earlier run of the statement: described). */
+  /** One per column, from its RowDescription (none after NoData), or from an earlier run's (`described`). */
   parsers: ReadonlyArray<(text: string) => unknown> = [];
 
   constructor(private readonly types: TypeParsers) {}
@@ -124,8 +124,6 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   /** Per statement; null for one whose rows are discarded. */
   private readonly results: Array<ArrayResult | null>;
   private current = 0;
-  /** Column parsers from the RowDescriptions this batch got, per statement (recorded on success). */
-  private describedNow: Array<Parsers | undefined> | null = null;
   private readonly done: (err: Error | null, results?: BatchResult[]) => void;
 
   constructor(
@@ -188,10 +186,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   }
 
   handleRowDescription(msg: { fields: ReadonlyArray<{ dataTypeID: number; format?: string }> }): void {
-    const result = this.results[this.current];
-    if (!result) return;
-    result.addFields(msg.fields);
-    (this.describedNow ??= [])[this.current] = result.parsers;
+    this.results[this.current]?.addFields(msg.fields);
   }
 
   handleDataRow(msg: { fields: ReadonlyArray<string | null>; length: number }): void {
@@ -212,15 +207,16 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   }
 
   handleReadyForQuery(connection: Connection): void {
-    for (const st of this.statements) if (st.name) connection.parsedStatements[st.name] = st.text;
-    if (this.describedNow) {
-      let known = described.get(connection);
+    let known = described.get(connection);
+    for (let i = 0; i < this.statements.length; i++) {
+      const name = this.statements[i]!.name;
+      if (!name) continue;
+      connection.parsedStatements[name] = this.statements[i]!.text;
+      // What it was described as (no columns: NoData), unless already known.
+      const result = this.results[i];
+      if (!result || known?.get(name) === result.parsers) continue;
       if (!known) described.set(connection, (known = new Map()));
-      for (let i = 0; i < this.describedNow.length; i++) {
-        const name = this.statements[i]!.name;
-        const parsers = this.describedNow[i];
-        if (name && parsers) known.set(name, parsers);
-      }
+      known.set(name, result.parsers);
     }
     this.done(null, this.results.map((r) => (r ? { rows: r.rows, bytes: r.bytes, rowCount: r.rowCount, command: r.command } : NO_ROWS)));
   }
