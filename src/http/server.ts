@@ -211,13 +211,18 @@ export function createHttpServer(app: AppState): HttpServer {
     }
     res.off('close', onClose);
     const status = handled.response.status;
-    // Server-side failures are logged at error level (with the code and the request id) even when
-    // the access log is off; everything else only in the access log (log-level info).
-    if (status >= 500 || app.log.enabled('info')) {
+    // A client that went away before its answer got nothing, and the failure its going caused (its
+    // statement cancelled: 57014, a 500) is not the server's: it goes to the access log only, as
+    // nginx's 499 "client closed request". Other server-side failures are logged at error level
+    // (with the code and the request id) even when the access log is off; everything else only in
+    // the access log (log-level info).
+    const clientClosed = gone.aborted && !res.headersSent;
+    if ((status >= 500 && !clientClosed) || app.log.enabled('info')) {
       const ms = performance.now() - started;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';
-      const line = `${req.method} ${req.url} ${statusColor(status)} ${ms.toFixed(1)}ms${code} ${chalk.dim(requestId)}`;
-      if (status >= 500) app.log.error(line);
+      const shown = clientClosed ? `${chalk.yellow('499')} client closed the request (answer ${status} not sent)` : statusColor(status);
+      const line = `${req.method} ${req.url} ${shown} ${ms.toFixed(1)}ms${code} ${chalk.dim(requestId)}`;
+      if (status >= 500 && !clientClosed) app.log.error(line);
       else app.log.info(line);
     }
   });

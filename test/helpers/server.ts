@@ -63,11 +63,13 @@ export async function httpRequest(url: string, opts: RequestOptions = {}): Promi
 
 export async function startTestServer(
   t: Teardown,
-  opts: { fixtures?: ReadonlyArray<string>; config?: Record<string, string>; db?: TestDatabase } = {},
+  opts: { fixtures?: ReadonlyArray<string>; config?: Record<string, string>; db?: TestDatabase; logLines?: string[] } = {},
 ): Promise<TestServer> {
   const db = opts.db ?? (await createTestDatabase(opts.fixtures ?? []));
   const config = await testConfig(db.uri, opts.config);
-  const server = await startServer(config, db.uri, createLogger(config.logLevel));
+  // logLines: the server's log lines are kept there (at the config's log-level) instead of printed.
+  const lines = opts.logLines;
+  const server = await startServer(config, db.uri, createLogger(config.logLevel, lines ? (l) => void lines.push(l) : undefined));
   t.teardown(async () => {
     await server.close();
     if (!opts.db) await db.drop();

@@ -78,6 +78,25 @@ for (const [what, path] of [
   });
 }
 
+t.test('a client that goes away mid-query is logged as 499 in the access log, not as a server error', async (t) => {
+  const lines: string[] = [];
+  const s = await startTestServer(t, { fixtures: [STREAM_SQL], config: { ...CONFIG, 'log-level': 'info' }, logLines: lines });
+  const monitor = new pg.Client({ connectionString: s.db.uri });
+  await monitor.connect();
+  t.teardown(() => monitor.end());
+  const c = open(s, '/rpc/sleepy?s=60&limit=1');
+  c.req.on('error', () => undefined);
+  t.not(await until(10_000, async () => (await backends(monitor)).some((b) => b.state === 'active' && b.query.includes('sleepy'))), null, 'the query runs');
+  c.req.destroy();
+  const plain = () => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));
+  const logged = await until(5_000, async () => plain().some((l) => l.includes('/rpc/sleepy')));
+  t.not(logged, null, 'the request is logged once its statement is cancelled');
+  const mine = plain().filter((l) => l.includes('/rpc/sleepy'));
+  t.equal(mine.length, 1, 'one line');
+  t.match(mine[0], /\bINFO\s+GET \/rpc\/sleepy\?s=60&limit=1 499 client closed the request \(answer 500 not sent\) [\d.]+ms 57014 /);
+  t.same(plain().filter((l) => /\bERROR\b/.test(l)), [], 'no error line');
+});
+
 t.test('a client that goes away inside Prefer: tx=rollback: the query is cancelled, its connection closed', async (t) => {
   const { s, monitor } = await setup(t, { 'db-tx-end': 'commit-allow-override' });
   const c = open(s, '/rpc/sleepy?s=60&limit=1', { Prefer: 'tx=rollback' });
