@@ -2,6 +2,7 @@
 // (or a server's) event loop: autocannon with the run described by the JSON in argv[2]; it prints
 // one JSON line with the figures and exits. SIGTERM stops the run early (figures so far).
 import autocannon, { type Request } from 'autocannon';
+import { histogramQuantiles } from './percentiles.js';
 
 interface Spec {
   readonly url: string;
@@ -53,6 +54,7 @@ const instance = autocannon(
         errors: r.errors,
         timeouts: r.timeouts,
         statusCodes,
+        quantilesMs: recorded > 0 ? histogramQuantiles(latencies, STEP_MS) : undefined,
       }) + '\n',
     );
     process.exit(0);

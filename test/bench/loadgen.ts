@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { QUANTILE_POINTS } from './percentiles.js';
 
 export interface GenRequest {
   readonly method: string;
@@ -34,6 +35,8 @@ export interface GenResult {
   readonly errors: number;
   readonly timeouts: number;
   readonly statusCodes: Record<string, number>;
+  /** Latencies (ms) at percentiles.ts's QUANTILE_POINTS, to pool the rounds of a case. */
+  readonly quantilesMs?: number[];
 }
 
 export type GeneratorName = 'wrk' | 'autocannon';
@@ -120,8 +123,10 @@ request = function()
 end
 done = function(summary, latency, _)
   local e = summary.errors
-  io.write(string.format('WRKJSON {"requests":%d,"us":%d,"p50":%d,"p99":%d,"status":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect, e.read, e.write, e.timeout))
+  local q = {}
+  for _, p in ipairs({ ${QUANTILE_POINTS.join(', ')} }) do q[#q + 1] = string.format('%d', latency:percentile(p)) end
+  io.write(string.format('WRKJSON {"requests":%d,"us":%d,"p50":%d,"p99":%d,"status":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"q":[%s]}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect, e.read, e.write, e.timeout, table.concat(q, ',')))
 end
 `;
 }
@@ -144,7 +149,7 @@ async function runWrk(spec: GenSpec): Promise<GenResult> {
     ]);
     const m = /^WRKJSON (.*)$/m.exec(out);
     if (!m) throw new Error(`wrk printed no figures: ${out.slice(-500)}`);
-    const w = JSON.parse(m[1]!) as { requests: number; us: number; p50: number; p99: number; status: number; connect: number; read: number; write: number; timeout: number };
+    const w = JSON.parse(m[1]!) as { requests: number; us: number; p50: number; p99: number; status: number; connect: number; read: number; write: number; timeout: number; q: number[] };
     const ok = w.requests - w.status;
     return {
       requests: w.requests,
@@ -155,6 +160,7 @@ async function runWrk(spec: GenSpec): Promise<GenResult> {
       errors: w.connect + w.read + w.write,
       timeouts: w.timeout,
       statusCodes: w.status > 0 ? { '2xx/3xx': ok, other: w.status } : { '2xx/3xx': ok },
+      quantilesMs: w.q.map((us) => us / 1000),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
