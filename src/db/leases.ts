@@ -334,8 +334,9 @@ export class LeaseManager {
    */
   private handOn(entry: Shared, now: number): boolean {
     const w = this.waiting[0];
-    // A waiter that asked the pool is served through it (its request cannot be withdrawn).
-    if (w === undefined || !w.parked || entry.broken || entry.held || entry.cancelled !== undefined) return false;
+    // A waiter that asked the pool is served through it (its request cannot be withdrawn). A
+    // connection a cancel was sent on is held, and broken when others followed (cancelWithOthers).
+    if (w === undefined || !w.parked || entry.broken || entry.held) return false;
     if (now - entry.fromPool > HAND_ON_MAX_MS || this.pool.waitingCount > this.asking) return false;
     this.waiting.shift();
     this.served(w);

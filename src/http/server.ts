@@ -217,12 +217,13 @@ export function createHttpServer(app: AppState): HttpServer {
     // (with the code and the request id) even when the access log is off; everything else only in
     // the access log (log-level info).
     const clientClosed = gone.aborted && !res.headersSent;
-    if ((status >= 500 && !clientClosed) || app.log.enabled('info')) {
+    const serverFailure = status >= 500 && !clientClosed;
+    if (serverFailure || app.log.enabled('info')) {
       const ms = performance.now() - started;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';
       const shown = clientClosed ? `${chalk.yellow('499')} client closed the request (answer ${status} not sent)` : statusColor(status);
       const line = `${req.method} ${req.url} ${shown} ${ms.toFixed(1)}ms${code} ${chalk.dim(requestId)}`;
-      if (status >= 500 && !clientClosed) app.log.error(line);
+      if (serverFailure) app.log.error(line);
       else app.log.info(line);
     }
   });

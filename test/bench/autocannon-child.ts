@@ -2,7 +2,7 @@
 // (or a server's) event loop: autocannon with the run described by the JSON in argv[2]; it prints
 // one JSON line with the figures and exits. SIGTERM stops the run early (figures so far).
 import autocannon, { type Request } from 'autocannon';
-import { histogramQuantiles } from './percentiles.js';
+import { histogramQuantiles, QUANTILE_POINTS } from './percentiles.js';
 
 interface Spec {
   readonly url: string;
@@ -25,17 +25,6 @@ const record = (_client: unknown, statusCode: number, _bytes: number, responseTi
   latencies[Math.min(latencies.length - 1, Math.round(responseTimeMs / STEP_MS))]!++;
   recorded++;
 };
-/** The latency at percentile `p` (ms, 10 µs steps); falls back to autocannon's when none was kept. */
-const percentile = (p: number, fallback: number): number => {
-  if (recorded === 0) return fallback;
-  const rank = Math.ceil((p / 100) * recorded);
-  let seen = 0;
-  for (let i = 0; i < latencies.length; i++) {
-    seen += latencies[i]!;
-    if (seen >= rank) return Math.round(i * STEP_MS * 100) / 100;
-  }
-  return fallback;
-};
 const instance = autocannon(
   { url: spec.url, connections: spec.connections, duration: spec.seconds, timeout: spec.timeoutS, requests: spec.requests },
   (err, r) => {
@@ -44,17 +33,20 @@ const instance = autocannon(
       process.exit(1);
     }
     const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
+    // Our 10 µs ladder when any 2xx was kept; autocannon's whole milliseconds otherwise.
+    const ladder = recorded > 0 ? histogramQuantiles(latencies, STEP_MS) : undefined;
+    const at = (p: number, fallback: number) => (ladder ? ladder[QUANTILE_POINTS.indexOf(p)]! : fallback);
     process.stdout.write(
       JSON.stringify({
         requests: r.requests.total,
         seconds: r.duration,
-        p50Ms: percentile(50, r.latency.p50),
-        p99Ms: percentile(99, r.latency.p99),
+        p50Ms: at(50, r.latency.p50),
+        p99Ms: at(99, r.latency.p99),
         non2xx: r.non2xx,
         errors: r.errors,
         timeouts: r.timeouts,
         statusCodes,
-        quantilesMs: recorded > 0 ? histogramQuantiles(latencies, STEP_MS) : undefined,
+        quantilesMs: ladder,
       }) + '\n',
     );
     process.exit(0);

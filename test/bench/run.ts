@@ -430,12 +430,11 @@ function combine(rounds: RunFigures[]): LoadFigures {
   for (const r of rounds) for (const [k, v] of Object.entries(r.statusCodes)) statusCodes[k] = (statusCodes[k] ?? 0) + v;
   const seconds = sum((r) => r.seconds);
   const ladders = rounds.every((r) => r.quantilesMs !== undefined) ? rounds.map((r) => ({ requests: r.requests, ms: r.quantilesMs! })) : null;
-  const pooled = (p: number) => (ladders ? round(pooledPercentile(ladders, p), 2) : NaN);
   const worstRoundP99Ms = Math.max(...rounds.map((r) => r.p99Ms));
   return {
     reqPerSec: seconds > 0 ? round(sum((r) => r.requests) / seconds, 0) : 0,
-    p50Ms: ladders ? pooled(50) : median(rounds.map((r) => r.p50Ms)),
-    p99Ms: ladders ? pooled(99) : worstRoundP99Ms,
+    p50Ms: ladders ? round(pooledPercentile(ladders, 50), 2) : median(rounds.map((r) => r.p50Ms)),
+    p99Ms: ladders ? round(pooledPercentile(ladders, 99), 2) : worstRoundP99Ms,
     worstRoundP99Ms,
     requests: sum((r) => r.requests),
     non2xx: sum((r) => r.non2xx),
