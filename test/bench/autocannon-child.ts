@@ -2,7 +2,7 @@
 // (or a server's) event loop: autocannon with the run described by the JSON in argv[2]; it prints
 // one JSON line with the figures and exits. SIGTERM stops the run early (figures so far).
 import autocannon, { type Request } from 'autocannon';
-import { histogramQuantiles, QUANTILE_POINTS } from './percentiles.js';
+import { histogramQuantiles, ladderAt } from './percentiles.js';
 
 interface Spec {
   readonly url: string;
@@ -35,7 +35,7 @@ const instance = autocannon(
     const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([k, v]) => [k, v.count]));
     // Our 10 µs ladder when any 2xx was kept; autocannon's whole milliseconds otherwise.
     const ladder = recorded > 0 ? histogramQuantiles(latencies, STEP_MS) : undefined;
-    const at = (p: number, fallback: number) => (ladder ? ladder[QUANTILE_POINTS.indexOf(p)]! : fallback);
+    const at = (p: number, fallback: number) => (ladder ? ladderAt(ladder, p) : fallback);
     process.stdout.write(
       JSON.stringify({
         requests: r.requests.total,

@@ -10,6 +10,9 @@ export const QUANTILE_POINTS: ReadonlyArray<number> = [
   ...Array.from({ length: 1001 }, (_, i) => Math.round((90 + i * 0.01) * 100) / 100),
 ];
 
+/** The latency a ladder (latencies at QUANTILE_POINTS) gives for percentile `p`, one of its points. */
+export const ladderAt = (ladder: ReadonlyArray<number>, p: number): number => ladder[QUANTILE_POINTS.indexOf(p)]!;
+
 /** One run's latencies (ms) at QUANTILE_POINTS, with how many requests they describe. */
 export interface RunQuantiles {
   readonly requests: number;
