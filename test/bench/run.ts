@@ -38,7 +38,7 @@ import { chooseGenerator, runGenerator, stopGenerator, type GenResult } from './
 import { exitCleanup } from './cleanup.js';
 import { envNumber } from './env.js';
 import { pooledPercentile } from './percentiles.js';
-import { P99_TARGET, ratioText, targetCheck, type CaseFigures } from './targets.js';
+import { P99_TARGET, ratioText, roundRatios, targetCheck, type CaseFigures } from './targets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -360,6 +360,8 @@ interface LoadCaseResult {
   readonly dbrest: Side;
   /** dbrest req/s ÷ floor req/s, or null when either side has no figure. */
   readonly ratio: number | null;
+  /** The same ratio per round (targets.ts roundRatios); empty when either side has no figure. */
+  readonly roundRatios: number[];
   /** Whether both probes returned the same JSON (null when not comparable). */
   readonly sameBody: boolean | null;
 }
@@ -518,7 +520,9 @@ async function runLoadCase(c: LoadCase, floorPort: number, dbrestPort: number | 
     floor.outcome === 'ok' && dbrest.outcome === 'ok' && floor.figures!.reqPerSec > 0
       ? round(dbrest.figures!.reqPerSec / floor.figures!.reqPerSec, 2)
       : null;
-  return { id: c.id, title: c.title, request: `${first.method} ${first.path}`, floor, dbrest, ratio, sameBody };
+  const byRound = ratio === null ? [] : roundRatios(rounds.floor.map((r) => r.reqPerSec), rounds.dbrest.map((r) => r.reqPerSec)).map((x) => round(x, 2));
+  if (byRound.length > 1) log(`  req/s ratio by round: ${byRound.join(' / ')} (one run is one sample: judge a target by several)`);
+  return { id: c.id, title: c.title, request: `${first.method} ${first.path}`, floor, dbrest, ratio, roundRatios: byRound, sameBody };
 }
 
 function describeSide(s: Side): string {

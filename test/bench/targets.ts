@@ -42,3 +42,15 @@ export function ratioText(exact: number, limit: number | null): string {
   const two = exact.toFixed(2);
   return limit !== null && two === limit.toFixed(2) && exact !== limit ? exact.toFixed(3) : two;
 }
+
+/**
+ * dbrest's req/s ÷ the floor's, round by round (rounds run back to back, ABBA: a pair shares the
+ * machine's state). Their spread shows how far one run's ratio can move without either server
+ * changing: on 2 cores a pair can read 0.9 and the next 1.15.
+ */
+export function roundRatios(floorRps: ReadonlyArray<number>, dbrestRps: ReadonlyArray<number>): number[] {
+  const n = Math.min(floorRps.length, dbrestRps.length);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if (floorRps[i]! > 0) out.push(dbrestRps[i]! / floorRps[i]!);
+  return out;
+}

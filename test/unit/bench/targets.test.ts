@@ -1,6 +1,6 @@
 // The bench's target judgement (test/bench/targets.ts): on unrounded ratios.
 import t from 'tap';
-import { ratioText, targetCheck } from '../../bench/targets.js';
+import { ratioText, roundRatios, targetCheck } from '../../bench/targets.js';
 
 const figures = (floorRps: number, dbrestRps: number, floorP99 = 10, dbrestP99 = 10) => ({
   floor: { reqPerSec: floorRps, p99Ms: floorP99 },
@@ -33,4 +33,11 @@ t.test('cases without targets or figures', async (t) => {
   t.equal(w6.p99Met, true, 'p99 is judged for every case');
   const none = targetCheck('W2', null);
   t.same([none.rps, none.rpsMet, none.p99, none.p99Met], [null, null, null, null], 'a side that did not run: nothing judged');
+});
+
+t.test('the req/s ratio round by round', async (t) => {
+  t.same(roundRatios([3000, 3500, 3200, 3400], [3300, 3150, 3200, 3740]), [1.1, 0.9, 1, 1.1], 'each round against its pair');
+  t.same(roundRatios([3000, 3500], [3300]), [1.1], 'only rounds both sides ran');
+  t.same(roundRatios([0, 3000], [100, 3000]), [1], 'a floor round of 0 req/s gives no ratio');
+  t.same(roundRatios([], []), []);
 });
