@@ -475,7 +475,8 @@ async function probe(port: number | null, req: HttpRequest): Promise<{ res?: Htt
 
 /**
  * Both servers, alternating in ABBA order (floor, dbrest, dbrest, floor, …) so that drift during
- * the case (caches, autovacuum, table growth) weighs on both alike; each gets one warm-up first.
+ * the case (caches, table growth) weighs on both alike; each gets one warm-up first. A single event
+ * at a fixed point of the timeline does not balance out that way (dataset.ts: autovacuum).
  */
 async function runLoadCase(c: LoadCase, floorPort: number, dbrestPort: number | null, dbrestDown: string | null): Promise<LoadCaseResult> {
   const first = c.requests[0]!;
