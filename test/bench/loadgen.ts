@@ -151,7 +151,7 @@ async function runWrk(spec: GenSpec): Promise<GenResult> {
     if (!m) throw new Error(`wrk printed no figures: ${out.slice(-500)}`);
     const w = JSON.parse(m[1]!) as { requests: number; us: number; status: number; connect: number; read: number; write: number; timeout: number; q: number[] };
     const ok = w.requests - w.status;
-    // p50 and p99 are points of the ladder (µs): the same latency:percentile calls as before.
+    // p50 and p99 are read off the ladder (wrk's latencies in µs).
     const ms = (us: number) => Math.round(us / 10) / 100;
     return {
       requests: w.requests,

@@ -522,7 +522,7 @@ async function runLoadCase(c: LoadCase, floorPort: number, dbrestPort: number | 
       ? round(dbrest.figures!.reqPerSec / floor.figures!.reqPerSec, 2)
       : null;
   const byRound = ratio === null ? [] : roundRatios(rounds.floor.map((r) => r.reqPerSec), rounds.dbrest.map((r) => r.reqPerSec)).map((x) => round(x, 2));
-  if (byRound.length > 1) log(`  req/s ratio by round: ${byRound.join(' / ')} (one run is one sample: judge a target by several)`);
+  if (byRound.length > 1) log(`  req/s ratio by round: ${byRound.join(' / ')}`);
   return { id: c.id, title: c.title, request: `${first.method} ${first.path}`, floor, dbrest, ratio, roundRatios: byRound, sameBody };
 }
 
@@ -1194,6 +1194,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
     }
   }
   log('ratios: dbrest ÷ floor (req/s: higher is better; W6/W7 time and memory: lower is better)');
+  log("one run is one sample: see how far each case's ratio moves by round, and judge a target by several runs");
 }
 
 // ---------------------------------------------------------------------------------------------
