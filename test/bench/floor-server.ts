@@ -24,9 +24,16 @@ const SQL = {
   embed: agg(`SELECT a.id, a.title,
       coalesce((SELECT json_agg(c) FROM (SELECT tr.id, tr.name FROM tracks tr WHERE tr.album_id = a.id) AS c), '[]') AS tracks
     FROM albums a ORDER BY a.id LIMIT $1`),
+  // W3: every album of one artist with all its tracks, no limit.
+  artistEmbed: agg(`SELECT a.id, a.artist_id, a.title, a.released,
+      coalesce((SELECT json_agg(c) FROM (SELECT tr.id, tr.album_id, tr.name, tr.composer, tr.milliseconds, tr.bytes, tr.unit_price
+        FROM tracks tr WHERE tr.album_id = a.id) AS c), '[]') AS tracks
+    FROM albums a WHERE a.artist_id = $1 ORDER BY a.id`),
   insert: 'INSERT INTO customers (first_name, last_name, email, country) VALUES ($1, $2, $3, $4)',
   rpc: 'SELECT to_json(add_them($1, $2))::text',
 } as const;
+
+const W3_SELECT = 'id,artist_id,title,released,tracks(id,album_id,name,composer,milliseconds,bytes,unit_price)';
 
 /** One prepared statement; the first column of the first row, as text. */
 async function one(name: keyof typeof SQL, values: unknown[]): Promise<string | null> {
@@ -71,6 +78,10 @@ async function route(req: http.IncomingMessage): Promise<[number, string | null]
   }
   if (key === 'GET /albums' && q.get('select') === 'id,title,tracks(id,name)' && q.get('order') === 'id') {
     return [200, await one('embed', [num(q.get('limit'))])];
+  }
+  if (key === 'GET /albums' && q.get('select') === W3_SELECT && q.get('order') === 'id') {
+    const artist = num(q.get('artist_id'), 'eq.');
+    if (artist !== null) return [200, await one('artistEmbed', [artist])];
   }
   if (key === 'POST /customers') {
     const b = await readBody(req);

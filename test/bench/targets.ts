@@ -1,8 +1,8 @@
-// Issue 13's targets for the load cases, judged on unrounded ratios: a ratio of 0.997 does not meet
-// "at least 1.0×" because it prints as 1.00.
+// The load cases' targets (issue 27: against a durable PostgreSQL, as users run it), judged on
+// unrounded ratios: a ratio of 0.997 does not meet "at least 1.0×" because it prints as 1.00.
 
 /** req/s at least this × the floor's. */
-export const RPS_TARGET: Readonly<Record<string, number>> = { W1: 0.85, W2: 1.0, W3: 1.0, W4: 0.8, W5: 0.8 };
+export const RPS_TARGET: Readonly<Record<string, number>> = { W1: 0.9, W2: 1.0, W3: 1.0, W3L: 1.0, W4: 0.9, W5: 0.9 };
 /** p99 at most this × the floor's. */
 export const P99_TARGET = 1.5;
 
