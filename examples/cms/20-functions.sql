@@ -1,7 +1,8 @@
 -- CMS API functions: representations (JSON, and XML derived from it by the spec's §2.3 mapping), errors,
 -- sessions (JWT cookie + CSRF), and one function per route of routes.json. Every function a request can
--- reach is SECURITY DEFINER with a fixed search_path, so web_anon needs no grant on the tables.
--- Errors are raised as PT<status> with the description as the message; cms.error_message renders them.
+-- reach is SECURITY DEFINER with a fixed search_path (cms, pg_temp) and owned by cms_owner (90-grants.sql),
+-- so web_anon needs no grant on the tables. Errors are raised as PT<status> with the description as the
+-- message, and cms.error_message renders them; a failed log-in is answered instead (cms.error_answer).
 
 -- ---- representations ---------------------------------------------------------------------------------
 
