@@ -1,5 +1,5 @@
 -- CMS API demo data (converted from the demo fixture cms-demo.json; see README.md).
--- Passwords are hashed at load time (bcrypt at cost 10, cms.hash_password: ~60 ms each, 4 users); only
+-- Passwords are hashed at load time (bcrypt at cost 10, cms.hash_password: 4 users, so 4 hashes); only
 -- the hashes are stored.
 
 UPDATE cms.settings SET session_cookie = 'CMSSESSID', session_ttl_seconds = 28800, default_limit = 25, max_limit = 100, calendar_default_count = 10, calendar_max_count = 100;
