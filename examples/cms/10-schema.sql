@@ -1,28 +1,44 @@
 -- CMS API (/api/cms/v2): schema `cms`. Tables are private to their owner; requests run as web_anon and
--- reach the data only through the SECURITY DEFINER functions of 20-functions.sql (mounted by routes.json).
---   psql "$DATABASE_URL" -f 10-schema.sql -f 20-functions.sql -f 30-seed.sql
+-- reach the data only through the SECURITY DEFINER functions of 20-functions.sql (mounted by routes.json),
+-- which run as cms_owner (90-grants.sql). Load the files in name order as a superuser (README.md).
 
+-- Roles are cluster-wide: two loads at the same moment (tests) may both find none; the second CREATE
+-- then fails with a unique violation on pg_authid, which is as good as "exists".
 DO $$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'web_anon') THEN CREATE ROLE web_anon NOLOGIN; END IF;
 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$;
+-- Owner of the SECURITY DEFINER functions: no login, no superuser, only the grants of 90-grants.sql,
+-- so a mistake in one of those functions is never a superuser's.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'cms_owner') THEN CREATE ROLE cms_owner NOLOGIN; END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END $$;
 
--- crypt()/gen_salt() for passwords, hmac() for the session JWT, gen_random_bytes() for tokens.
-CREATE EXTENSION IF NOT EXISTS pgcrypto;
+-- crypt()/gen_salt() for passwords, hmac() for the session JWT, gen_random_bytes() for tokens. In a
+-- schema of its own that no API exposes (as Supabase does): in `public`, the embedded default would
+-- serve gen_salt, armor, crypt, … as /rpc/ functions to anyone.
+CREATE SCHEMA IF NOT EXISTS extensions;
+CREATE EXTENSION IF NOT EXISTS pgcrypto SCHEMA extensions;
 
 CREATE SCHEMA cms;
 GRANT USAGE ON SCHEMA cms TO web_anon;
 
--- pgcrypto may live in any schema (public, extensions, …): cms.<name> wrappers call it there, so the
--- rest of the example does not depend on the search_path it is loaded or run with.
+-- pgcrypto may already live elsewhere (public, …) in a database of your own: cms.<name> wrappers call
+-- it where it is, so the rest of the example does not depend on the search_path it is loaded or run with.
 DO $$
 DECLARE s text := (SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pgcrypto');
 BEGIN
   EXECUTE format('CREATE FUNCTION cms.gen_random_bytes(integer) RETURNS bytea LANGUAGE sql VOLATILE STRICT AS $f$ SELECT %s.gen_random_bytes($1) $f$', s);
-  EXECUTE format('CREATE FUNCTION cms.gen_salt(text) RETURNS text LANGUAGE sql VOLATILE STRICT AS $f$ SELECT %s.gen_salt($1) $f$', s);
+  EXECUTE format('CREATE FUNCTION cms.gen_salt(text, integer) RETURNS text LANGUAGE sql VOLATILE STRICT AS $f$ SELECT %s.gen_salt($1, $2) $f$', s);
   EXECUTE format('CREATE FUNCTION cms.crypt(text, text) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $f$ SELECT %s.crypt($1, $2) $f$', s);
   EXECUTE format('CREATE FUNCTION cms.hmac(bytea, bytea, text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $f$ SELECT %s.hmac($1, $2, $3) $f$', s);
 END $$;
+
+-- Every password hash the example makes: bcrypt at cost 10, 16 times the work of gen_salt('bf')'s default 6.
+CREATE FUNCTION cms.hash_password(password text) RETURNS text LANGUAGE sql VOLATILE STRICT AS $$
+  SELECT cms.crypt(password, cms.gen_salt('bf', 10))
+$$;
 
 -- One row. The JWT secret is generated here, at load time (the embedded default has no place for
 -- app.settings.cms_jwt_secret); when that setting is present it wins (see cms.jwt_secret()).
@@ -35,7 +51,14 @@ CREATE TABLE cms.settings (
   max_limit              integer NOT NULL DEFAULT 100,
   calendar_default_count integer NOT NULL DEFAULT 10,
   calendar_max_count     integer NOT NULL DEFAULT 100,
-  jwt_secret             bytea   NOT NULL DEFAULT cms.gen_random_bytes(32)
+  jwt_secret             bytea   NOT NULL DEFAULT cms.gen_random_bytes(32),
+  -- Failed logins per login name (cms.login_throttle): this many within the window lock the name out.
+  login_max_failures     integer NOT NULL DEFAULT 5,
+  login_window_seconds   integer NOT NULL DEFAULT 900,
+  login_lockout_seconds  integer NOT NULL DEFAULT 900,
+  -- A hash of a random password, at the cost of real ones: an unknown login is compared against it, so
+  -- it takes as long to refuse as a known one (§4.1: logins cannot be probed).
+  dummy_password_hash    text    NOT NULL DEFAULT cms.hash_password(encode(cms.gen_random_bytes(16), 'hex'))
 );
 INSERT INTO cms.settings DEFAULT VALUES;
 
@@ -134,6 +157,17 @@ CREATE TABLE cms.sessions (
   expires_at timestamptz NOT NULL,
   revoked_at timestamptz
 );
+
+-- Failed logins per login name, known or not (so a lockout tells nothing about which logins exist).
+-- Keyed by the name's SHA-256: any length fits the index, and strangers' guesses are not kept in clear.
+-- Never exposed: only cms.session_create (as cms_owner) reads and writes it.
+CREATE TABLE cms.login_throttle (
+  login_key    bytea       PRIMARY KEY,
+  failures     integer     NOT NULL,
+  window_start timestamptz NOT NULL,
+  locked_until timestamptz
+);
+CREATE INDEX ON cms.login_throttle (window_start);
 
 -- Raw responses: the functions set their own Content-Type (vnd.cms.api.<Type>+json or +xml).
 CREATE DOMAIN cms."*/*" AS bytea;

@@ -1,7 +1,8 @@
 -- CMS API functions: representations (JSON, and XML derived from it by the spec's §2.3 mapping), errors,
 -- sessions (JWT cookie + CSRF), and one function per route of routes.json. Every function a request can
--- reach is SECURITY DEFINER with a fixed search_path, so web_anon needs no grant on the tables.
--- Errors are raised as PT<status> with the description as the message; cms.error_message renders them.
+-- reach is SECURITY DEFINER with a fixed search_path (cms, pg_temp) and owned by cms_owner (90-grants.sql),
+-- so web_anon needs no grant on the tables. Errors are raised as PT<status> with the description as the
+-- message, and cms.error_message renders them; a failed log-in is answered instead (cms.error_answer).
 
 -- ---- representations ---------------------------------------------------------------------------------
 
@@ -107,21 +108,34 @@ CREATE FUNCTION cms.reason(status integer) RETURNS text LANGUAGE sql IMMUTABLE A
   SELECT CASE status WHEN 400 THEN 'Bad Request' WHEN 401 THEN 'Unauthorized' WHEN 403 THEN 'Forbidden'
     WHEN 404 THEN 'Not Found' WHEN 405 THEN 'Method Not Allowed' WHEN 406 THEN 'Not Acceptable'
     WHEN 409 THEN 'Conflict' WHEN 413 THEN 'Payload Too Large' WHEN 415 THEN 'Unsupported Media Type'
-    WHEN 500 THEN 'Internal Server Error' WHEN 503 THEN 'Service Unavailable' WHEN 504 THEN 'Gateway Timeout' END
+    WHEN 429 THEN 'Too Many Requests' WHEN 500 THEN 'Internal Server Error' WHEN 503 THEN 'Service Unavailable' WHEN 504 THEN 'Gateway Timeout' END
+$$;
+
+-- The ErrorMessage object of an error (§2.4). `reason` is used for a status cms.reason does not name.
+CREATE FUNCTION cms.error_json(status integer, description text, reason text DEFAULT NULL) RETURNS json LANGUAGE sql IMMUTABLE AS $$
+  SELECT json_build_object(
+    '_media-type', cms.media_type('ErrorMessage'),
+    'errorCode', status,
+    'errorMessage', coalesce(cms.reason(status), reason),
+    'errorDescription', CASE WHEN status >= 500 THEN 'The server could not answer this request; it has been logged.'
+                             ELSE coalesce(description, reason) END)
 $$;
 
 -- The group's error handler: every error of /api/cms/v2 (the engine's 404/405/406/413/415, the
 -- pre-request's 401, the functions' raises) as an ErrorMessage in the negotiated format (§2.4).
 CREATE FUNCTION cms.error_message(e jsonb) RETURNS cms."*/*"
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
-  SELECT cms.respond('ErrorMessage', json_build_object(
-    '_media-type', cms.media_type('ErrorMessage'),
-    'errorCode', (e->>'status')::integer,
-    'errorMessage', coalesce(cms.reason((e->>'status')::integer), e->>'reason'),
-    'errorDescription', CASE WHEN (e->>'status')::integer >= 500 THEN 'The server could not answer this request; it has been logged.'
-                             ELSE coalesce(e->>'message', e->>'reason') END),
-    e->>'media')
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
+  SELECT cms.respond('ErrorMessage', cms.error_json((e->>'status')::integer, e->>'message', e->>'reason'), e->>'media')
 $$;
+
+-- An error answered instead of raised: the same ErrorMessage, but the request's transaction commits.
+-- For failures whose writes must last (a failed login's count): a raise rolls the whole request back.
+CREATE FUNCTION cms.error_answer(status integer, description text, media text, extra jsonb DEFAULT '[]') RETURNS cms."*/*"
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('response.status', status::text, true);
+  RETURN cms.respond('ErrorMessage', cms.error_json(status, description), media, extra);
+END $$;
 
 -- ---- query parameters ------------------------------------------------------------------------------
 
@@ -194,7 +208,7 @@ CREATE FUNCTION cms.live_session(claims jsonb) RETURNS cms.sessions LANGUAGE sql
 $$;
 
 -- The group's pre-request (§4.2): publish the session's user, check CSRF on unsafe methods.
-CREATE FUNCTION cms.pre_request() RETURNS void LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+CREATE FUNCTION cms.pre_request() RETURNS void LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   method  text := upper(coalesce(current_setting('request.method', true), ''));
   path    text := coalesce(current_setting('request.path', true), '');
@@ -316,9 +330,38 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- POST /user/sessions: log in (§4.1).
+-- Count a failed login for the name with SHA-256 `key`: the first failure opens a window of
+-- login_window_seconds; the login_max_failures-th within it locks the name for login_lockout_seconds.
+-- A lock is never extended (attempts while locked are refused before they are counted), and a name's
+-- count starts afresh once its window or lock is over: a stranger can hold a name locked only by
+-- failing again after each lock, never for good. A successful login deletes the row. Expired rows of
+-- other names go at the same time, so the table holds only the current window's names.
+-- Called from a request that then answers 401 (cms.error_answer): the transaction commits, the count stays.
+CREATE FUNCTION cms.count_failed_login(key bytea, cfg cms.settings) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  window_len interval := make_interval(secs => cfg.login_window_seconds);
+  n integer;
+BEGIN
+  DELETE FROM cms.login_throttle
+  WHERE window_start < now() - window_len AND coalesce(locked_until, '-infinity') <= now() AND login_key <> key;
+  INSERT INTO cms.login_throttle AS t (login_key, failures, window_start) VALUES (key, 1, now())
+  ON CONFLICT (login_key) DO UPDATE SET
+    failures     = CASE WHEN t.window_start < now() - window_len OR t.locked_until <= now() THEN 1 ELSE t.failures + 1 END,
+    window_start = CASE WHEN t.window_start < now() - window_len OR t.locked_until <= now() THEN now() ELSE t.window_start END,
+    locked_until = NULL
+  RETURNING failures INTO n;
+  IF n >= cfg.login_max_failures THEN
+    UPDATE cms.login_throttle SET locked_until = now() + make_interval(secs => cfg.login_lockout_seconds) WHERE login_key = key;
+  END IF;
+END $$;
+
+-- POST /user/sessions: log in (§4.1). A failed login is answered (cms.error_answer), not raised: a raise
+-- would roll back the request's transaction, and with it the failure just counted. PostgreSQL has no
+-- autonomous transactions (dblink would need a second connection and its credentials), so the 401 and
+-- 429 are set through response.status and the transaction commits the count. Nothing else is written
+-- on those paths: the session is inserted only after the password matched.
 CREATE FUNCTION cms.session_create(p_body text, p_content_type text, p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   cfg cms.settings;
   j jsonb;
@@ -327,6 +370,9 @@ DECLARE
   v_password text;
   u cms.users;
   s cms.sessions;
+  throttle cms.login_throttle;
+  key bytea;
+  hash text;
   iat bigint := floor(extract(epoch FROM now()));
 BEGIN
   SELECT * INTO cfg FROM cms.settings;
@@ -357,10 +403,24 @@ BEGIN
       PERFORM cms.fail(400, 'SessionInput needs login and password.');
     END IF;
   END IF;
-  SELECT * INTO u FROM cms.users WHERE login = v_login AND enabled AND password_hash = cms.crypt(v_password, password_hash);
-  IF NOT FOUND THEN
-    PERFORM cms.fail(401, 'Invalid login or password.');
+  key := sha256(convert_to(v_login, 'UTF8'));
+  -- Attempts on one login name wait for each other, so a burst of them cannot all pass the
+  -- throttle before the first failure is counted.
+  PERFORM pg_advisory_xact_lock(hashtext('cms.login_throttle'), hashtext(v_login));
+  SELECT * INTO throttle FROM cms.login_throttle WHERE login_key = key;
+  IF throttle.locked_until > now() THEN
+    RETURN cms.error_answer(429, 'Too many failed logins for this login name: try again later.', p_media,
+      jsonb_build_array(jsonb_build_object('Retry-After', ceil(extract(epoch FROM throttle.locked_until - now()))::bigint::text)));
   END IF;
+  -- One bcrypt comparison whatever the login: against the user's hash, or against a dummy hash of the
+  -- same cost for an unknown login, so that the time taken does not tell which logins exist (§4.1).
+  SELECT * INTO u FROM cms.users WHERE login = v_login;
+  hash := coalesce(u.password_hash, cfg.dummy_password_hash);
+  IF cms.crypt(v_password, hash) IS DISTINCT FROM hash OR u.id IS NULL OR NOT u.enabled THEN
+    PERFORM cms.count_failed_login(key, cfg);
+    RETURN cms.error_answer(401, 'Invalid login or password.', p_media);
+  END IF;
+  DELETE FROM cms.login_throttle WHERE login_key = key;
   INSERT INTO cms.sessions (identifier, user_id, csrf_token, expires_at)
   VALUES (cms.b64url(cms.gen_random_bytes(12)), u.id, cms.b64url(cms.gen_random_bytes(32)), to_timestamp(iat + cfg.session_ttl_seconds))
   RETURNING * INTO s;
@@ -374,7 +434,7 @@ END $$;
 
 -- GET /user/sessions/current (§4.3).
 CREATE FUNCTION cms.session_current(p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE s cms.sessions;
 BEGIN
   SELECT * INTO s FROM cms.sessions WHERE identifier = nullif(current_setting('cms.session_id', true), '');
@@ -384,7 +444,7 @@ END $$;
 
 -- DELETE /user/sessions/{identifier}: log out (§4.4).
 CREATE FUNCTION cms.session_delete(p_identifier text) RETURNS cms."*/*"
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 BEGIN
   UPDATE cms.sessions SET revoked_at = now()
   WHERE identifier = p_identifier AND identifier = nullif(current_setting('cms.session_id', true), '') AND revoked_at IS NULL;
@@ -441,7 +501,7 @@ END $$;
 
 -- GET /bookmark (§6.1).
 CREATE FUNCTION cms.bookmark_list(p_query jsonb, p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   cfg cms.settings;
   pol jsonb := cms.require_policy('content', 'read', 'list bookmarks');
@@ -480,7 +540,7 @@ END $$;
 
 -- GET/HEAD /bookmark/{locationId}: 200 without a body, or 404.
 CREATE FUNCTION cms.bookmark_check(p_location_id text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE l cms.locations := cms.bookmark_location(p_location_id);
 BEGIN
   IF NOT EXISTS (SELECT FROM cms.bookmarks WHERE user_id = cms.session_user_id() AND location_id = l.id) THEN
@@ -492,7 +552,7 @@ END $$;
 -- POST /bookmark/{locationId}: 201 + Location, or 409. The unique (user_id, location_id) constraint
 -- settles simultaneous requests: the losers' ON CONFLICT DO NOTHING inserts nothing.
 CREATE FUNCTION cms.bookmark_create(p_location_id text) RETURNS cms."*/*"
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE l cms.locations := cms.bookmark_location(p_location_id); new_id integer;
 BEGIN
   INSERT INTO cms.bookmarks (user_id, location_id) VALUES (cms.session_user_id(), l.id)
@@ -504,7 +564,7 @@ END $$;
 
 -- DELETE /bookmark/{locationId}: 204, or 404.
 CREATE FUNCTION cms.bookmark_delete(p_location_id text) RETURNS cms."*/*"
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE l cms.locations := cms.bookmark_location(p_location_id);
 BEGIN
   DELETE FROM cms.bookmarks WHERE user_id = cms.session_user_id() AND location_id = l.id;

@@ -259,7 +259,7 @@ END $$;
 
 -- GET /activity-log-group/list (§7.2): newest first.
 CREATE FUNCTION cms.activity_log_list(p_query jsonb, p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   cfg cms.settings;
   pol jsonb := cms.require_policy('activity_log', 'read', 'read the activity log');
@@ -272,7 +272,7 @@ END $$;
 
 -- POST /activity-log-group/list (§7.3): criteria, sort clauses, offset/limit; oldest first by default.
 CREATE FUNCTION cms.activity_log_search(p_body text, p_content_type text, p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   cfg cms.settings;
   pol jsonb := cms.require_policy('activity_log', 'read', 'read the activity log');

@@ -39,7 +39,7 @@ BEGIN
 END $$;
 
 CREATE FUNCTION cms.calendar_event_list(p_query jsonb, p_media text) RETURNS cms."*/*"
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, public, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = cms, pg_temp AS $$
 DECLARE
   cfg cms.settings;
   pol jsonb := cms.require_policy('calendar', 'read', 'read the calendar');

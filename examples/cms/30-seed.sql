@@ -1,5 +1,6 @@
 -- CMS API demo data (converted from the demo fixture cms-demo.json; see README.md).
--- Passwords are hashed at load time (bcrypt via pgcrypto); only the hashes are stored.
+-- Passwords are hashed at load time (bcrypt at cost 10, cms.hash_password: 4 users, so 4 hashes); only
+-- the hashes are stored.
 
 UPDATE cms.settings SET session_cookie = 'CMSSESSID', session_ttl_seconds = 28800, default_limit = 25, max_limit = 100, calendar_default_count = 10, calendar_max_count = 100;
 
@@ -24,10 +25,10 @@ INSERT INTO cms.content_types (id, identifier) VALUES
   (50, 'landing_page');
 
 INSERT INTO cms.users (id, login, password_hash, email, enabled, policies) VALUES
-  (14, 'admin', cms.crypt('Lumen-Admin-2024', cms.gen_salt('bf')), 'admin@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "all"}, {"module": "calendar", "function": "read"}]'::jsonb),
-  (41, 'editor', cms.crypt('Editor-Pass-77', cms.gen_salt('bf')), 'editor@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": ["/1/2/"]}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb),
-  (57, 'visitor', cms.crypt('Visitor-Pass-31', cms.gen_salt('bf')), 'visitor@lumenfield.test', true, '[]'::jsonb),
-  (63, 'translator', cms.crypt('Traduire-2024', cms.gen_salt('bf')), 'translator@lumenfield.test', false, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb);
+  (14, 'admin', cms.hash_password('Lumen-Admin-2024'), 'admin@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "all"}, {"module": "calendar", "function": "read"}]'::jsonb),
+  (41, 'editor', cms.hash_password('Editor-Pass-77'), 'editor@lumenfield.test', true, '[{"module": "content", "function": "read", "subtrees": ["/1/2/"]}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb),
+  (57, 'visitor', cms.hash_password('Visitor-Pass-31'), 'visitor@lumenfield.test', true, '[]'::jsonb),
+  (63, 'translator', cms.hash_password('Traduire-2024'), 'translator@lumenfield.test', false, '[{"module": "content", "function": "read", "subtrees": null}, {"module": "activity_log", "function": "read", "scope": "own"}, {"module": "calendar", "function": "read"}]'::jsonb);
 
 INSERT INTO cms.contents (id, content_type, name, remote_id, section, owner, main_language, current_version, always_available, is_hidden, status, published, modified) VALUES
   (1, 1, 'Root', 'e11a58d65bdd16cf4eca095d25fe3f7c', 1, 14, 'eng-GB', 1, true, false, 'PUBLISHED', '2023-01-02T08:00:00+00:00', '2023-01-02T08:00:00+00:00'),
