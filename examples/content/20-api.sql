@@ -121,6 +121,7 @@ BEGIN
     want_port := substring(h from ':([0-9]+)$')::integer;
     h := regexp_replace(h, ':[0-9]+$', '');
   END IF;
+  h := regexp_replace(h, '\.$', '');   -- one trailing dot, as Django reads the host
   SELECT id INTO found FROM content.sites WHERE hostname = h AND port = want_port;
   IF found IS NULL AND (SELECT count(*) FROM content.sites WHERE hostname = h) = 1 THEN
     SELECT id INTO found FROM content.sites WHERE hostname = h;
@@ -313,7 +314,7 @@ BEGIN
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
     (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
-    (112, 'locale',             'meta', 'computed', false, false, false, '$l', NULL),  -- content.locale_code_sql
+    (112, 'locale',             'meta', 'locale',   false, false, true,  '$l', '$l'),  -- content.locale_code_sql
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
   WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
@@ -604,8 +605,8 @@ BEGIN
       END IF;
       RETURN format('%s = %L::timestamptz', expr, v);
     WHEN 'tags' THEN
-      -- duplicates dropped
-      RETURN format('%s @> %L::text[]', expr, ARRAY(SELECT DISTINCT x FROM unnest(string_to_array(v, ',')) x));
+      -- as Python's split: '' is one empty name (no item carries it); duplicates dropped
+      RETURN format('%s @> %L::text[]', expr, ARRAY(SELECT DISTINCT x FROM unnest(CASE WHEN v = '' THEN ARRAY[''] ELSE string_to_array(v, ',') END) x));
     ELSE
       RETURN format('%s = %L', expr, v);
   END CASE;
@@ -632,6 +633,7 @@ DECLARE
 BEGIN
   RETURN CASE kind
     WHEN 'text' THEN e || ' COLLATE "C"'
+    WHEN 'locale' THEN '(' || content.locale_code_sql('a') || ') COLLATE "C"'
     WHEN 'page' THEN format('(SELECT r.id FROM content.pages r WHERE r.id = %s AND %s)', e, content.visible_sql('r', roots))
     WHEN 'image' THEN format('(SELECT r.id FROM content.images r WHERE r.id = %s AND r.collection IN (SELECT id FROM content.collections WHERE NOT restricted))', e)
     WHEN 'document' THEN format('(SELECT r.id FROM content.documents r WHERE r.id = %s AND r.collection IN (SELECT id FROM content.collections WHERE NOT restricted))', e)
@@ -738,7 +740,10 @@ BEGIN
 
   -- 3. unknown parameters
   -- the filterable fields, read once: names for this check, the ones in the query for step 4
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable ORDER BY f.ord LOOP
+  -- (the filters in the query string's order: with several bad ones, the first is reported, §6.3)
+  FOR d IN SELECT f.*, x.o FROM content.field_defs(resource, ptype) f
+             LEFT JOIN json_object_keys(content.query_sanitize(query)) WITH ORDINALITY AS x(k, o) ON x.k = f.name
+            WHERE f.filterable ORDER BY x.o, f.ord LOOP
     known := known || d.name;
     IF q ? d.name THEN
       f_kind := f_kind || d.kind; f_expr := f_expr || replace(d.db_expr, '$a', 'a'); f_name := f_name || d.name;
@@ -825,7 +830,7 @@ BEGIN
     IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
     by_counts := false;
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
-    op := coalesce(q->>'search_operator', 'and');
+    op := lower(coalesce(nullif(q->>'search_operator', ''), 'and'));   -- any letter case (§6.9)
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     -- content.words in the same pass as the check for a word longer than a lexeme can be (2 kB): such
     -- a word matches nothing, so with `and` nothing matches
@@ -968,14 +973,14 @@ BEGIN
     site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
     roots := content.site_roots(site);
     IF q ? 'html_path' THEN found := content.page_at_path(site, roots, q->>'html_path'); END IF;
-    IF found IS NULL AND q ? 'id' THEN found := (content.visible_page(q->>'id', roots)).id; END IF;
+    IF found IS NULL AND q->>'id' ~ '^[0-9]+$' THEN found := (content.visible_page(q->>'id', roots)).id; END IF;
   ELSIF q ? 'id' THEN
     EXECUTE format('SELECT a.id FROM content.%I a WHERE a.id = %s AND a.collection IN (SELECT id FROM content.collections WHERE NOT restricted)',
       resource, coalesce(CASE WHEN q->>'id' ~ '^[0-9]+$' THEN content.to_int(q->>'id') END::text, 'NULL')) INTO found;
   END IF;
   IF found IS NULL THEN PERFORM content.not_found('not found'); END IF;
   SELECT string_agg(content.form_encode(name) || '=' || content.form_encode(value), '&' ORDER BY n) INTO rest
-    FROM content.query_pairs(query) WHERE name NOT IN ('html_path', 'id');
+    FROM content.query_pairs(query) WHERE name <> 'id' AND (name <> 'html_path' OR resource <> 'pages');   -- html_path is the pages' own
   PERFORM set_config('response.status', '302', true);
   PERFORM set_config('response.headers', json_build_array(json_build_object('Location',
     (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/' || resource || '/' || found || '/' || coalesce('?' || rest, '')))::text, true);
