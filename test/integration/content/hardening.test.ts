@@ -58,8 +58,9 @@ t.test('content API: long parameters cost linear work', async (t) => {
   t.equal(found.location, `http://api.lumenfield.test/api/v2/pages/7/?x=${'%C3%A9'.repeat(BIG / 7)}`);
   t.ok(found.ms < ANSWERS_WITHIN_MS, `find with a long parameter answers within ${ANSWERS_WITHIN_MS / 1000} s (${Math.round(found.ms)} ms)`);
 
-  // Four times the length, about four times the work (quadratic would be sixteen): the best of three
-  // runs of each, so that a busy machine's stalls count as little as they can.
+  // Four times the length, about four times the work (quadratic would be sixteen; the parser before
+  // took 14.5 s for 16 kB): the best of three runs of each, so that a busy machine's stalls count as
+  // little as they can, and a bound well above 4 (runs on a loaded 2-core machine measured 3.6–7.7).
   const best = async (p: string) => {
     let ms = Infinity;
     for (let i = 0; i < 3; i++) ms = Math.min(ms, (await timed(p)).ms);
@@ -68,7 +69,7 @@ t.test('content API: long parameters cost linear work', async (t) => {
   for (const [name, item] of [['fields', 'a'], ['fields with sub-lists', 'feed_image(id)']] as const) {
     const small = await best(`/api/v2/pages/?fields=${list(item, BIG / 4)}`);
     const large = await best(`/api/v2/pages/?fields=${list(item, BIG)}`);
-    t.ok(large < 8 * small + 100, `${name}: 4× the length takes ${(large / small).toFixed(1)}× the time (${Math.round(small)} → ${Math.round(large)} ms)`);
+    t.ok(large < 10 * small + 200, `${name}: 4× the length takes ${(large / small).toFixed(1)}× the time (${Math.round(small)} → ${Math.round(large)} ms)`);
   }
 
   // and the server still answers others
