@@ -10,8 +10,19 @@ DO $$ BEGIN
 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
 END $$;
 
--- Search: words are lowercased and stripped of accents (spec §6.9).
-CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA public;
+-- Owner of the endpoints (SECURITY DEFINER, 20-api.sql): no login, no superuser, allowed to read the
+-- tables and call the helpers only, so a mistake in an endpoint is never a superuser's.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'content_owner') THEN CREATE ROLE content_owner NOLOGIN; END IF;
+EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+END $$;
+
+-- Search: words are lowercased and stripped of accents (spec §6.9). unaccent goes in a schema of its
+-- own that no API exposes (shared with the CMS example's pgcrypto): in `public`, the embedded default
+-- would serve unaccent() as /rpc/unaccent to anyone. Where it already lives elsewhere (a database of
+-- your own), it stays there: the functions below are built with its schema's name.
+CREATE SCHEMA IF NOT EXISTS extensions;
+CREATE EXTENSION IF NOT EXISTS unaccent SCHEMA extensions;
 
 CREATE SCHEMA IF NOT EXISTS content;
 
@@ -139,13 +150,31 @@ DECLARE
     WHEN EXISTS (SELECT FROM pg_collation WHERE collname = 'und-x-icu' AND collnamespace = 'pg_catalog'::regnamespace)
       THEN 'pg_catalog."und-x-icu"'
     ELSE 'pg_catalog."default"' END;
+  ext text := (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent');
 BEGIN
+  -- the text without accents (unaccent's own dictionary, named: callers pin their search_path)
+  EXECUTE format($f$
+    CREATE OR REPLACE FUNCTION content.unaccent(t text) RETURNS text
+    LANGUAGE sql STABLE SET search_path = pg_catalog AS $b$ SELECT %1$s.unaccent(%2$L::regdictionary, t) $b$ $f$,
+    ext, ext || '.unaccent');
   -- every run, repeated ones and over-long ones included (the search checks for those)
   EXECUTE format($f$
     CREATE OR REPLACE FUNCTION content.word_runs(t text) RETURNS SETOF text
-    LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $b$
-      SELECT m[1] FROM regexp_matches(lower(public.unaccent('public.unaccent'::regdictionary, coalesce(t, '')) COLLATE %s),
+    LANGUAGE sql STABLE SET search_path = pg_catalog AS $b$
+      SELECT m[1] FROM regexp_matches(lower(%2$s.unaccent(%3$L::regdictionary, coalesce(t, '')) COLLATE %1$s),
                                       '([[:alnum:]]+)', 'g') AS m
+    $b$ $f$, coll, ext, ext || '.unaccent');
+  -- The tokens of a `fields` value (§7.1), in one pass: runs of letters, digits and '_' (w), one
+  -- whitespace character (s), any other character (o), each with its 0-based position. Letters,
+  -- digits and whitespace are Unicode's (Python's isalnum/isspace, as Wagtail's parser) in the same
+  -- collation as the words.
+  EXECUTE format($f$
+    CREATE OR REPLACE FUNCTION content.fields_tokens(s text) RETURNS TABLE (tok text, cls text, pos bigint)
+    LANGUAGE sql IMMUTABLE AS $b$
+      SELECT x.tok, x.cls, sum(length(x.tok)) OVER (ORDER BY x.o) - length(x.tok)
+        FROM (SELECT coalesce(m[1], m[2], m[3]) AS tok, CASE WHEN m[1] IS NOT NULL THEN 'w' WHEN m[2] IS NOT NULL THEN 's' ELSE 'o' END AS cls, o
+                FROM regexp_matches(coalesce(s, '') COLLATE %1$s, '([[:alnum:]_]+)|([[:space:]])|(.)', 'g') WITH ORDINALITY AS r(m, o)) x
+       ORDER BY x.o
     $b$ $f$, coll);
 END $do$;
 

@@ -62,8 +62,8 @@ LANGUAGE sql IMMUTABLE AS $$
       WHEN b = 32 THEN '+'
       WHEN b BETWEEN 48 AND 57 OR b BETWEEN 65 AND 90 OR b BETWEEN 97 AND 122 OR b IN (45, 46, 95, 126) THEN chr(b)
       ELSE '%' || upper(lpad(to_hex(b), 2, '0')) END, '' ORDER BY i), ''), '%EF%BF%BF', '%00')
-  FROM (SELECT i, get_byte(bytes, i) AS b FROM (SELECT convert_to(t, 'UTF8') AS bytes) s,
-        generate_series(0, octet_length(bytes) - 1) i) x
+  FROM (SELECT ('x' || h[1])::bit(8)::integer AS b, i
+          FROM regexp_matches(encode(convert_to(t, 'UTF8'), 'hex'), '..', 'g') WITH ORDINALITY AS m(h, i)) x
 $$;
 
 -- A decimal string as an integer, or NULL when it does not fit (no such id).
@@ -121,6 +121,7 @@ BEGIN
     want_port := substring(h from ':([0-9]+)$')::integer;
     h := regexp_replace(h, ':[0-9]+$', '');
   END IF;
+  h := regexp_replace(h, '\.$', '');   -- one trailing dot, as Django reads the host
   SELECT id INTO found FROM content.sites WHERE hostname = h AND port = want_port;
   IF found IS NULL AND (SELECT count(*) FROM content.sites WHERE hostname = h) = 1 THEN
     SELECT id INTO found FROM content.sites WHERE hostname = h;
@@ -313,7 +314,7 @@ BEGIN
     (109, 'expires_at',         'meta', 'datetime', false, true,  true,  'content.iso($a.expire_at)', '$a.expire_at'),
     (110, 'alias_of',           'meta', 'page',     false, true,  true,  'CASE WHEN $a.alias_of IS NOT NULL THEN content.page_small($a.alias_of, $r) END', '$a.alias_of'),  -- most pages: no call
     (111, 'parent',             'meta', 'computed', true,  false, false, 'content.page_small($a.parent, $r)', NULL),
-    (112, 'locale',             'meta', 'computed', false, false, false, '$l', NULL),  -- content.locale_code_sql
+    (112, 'locale',             'meta', 'locale',   false, false, true,  '$l', '$l'),  -- content.locale_code_sql
     (200, 'title',              'body', 'text',     false, true,  true,  '$a.title', '$a.title')
   ) AS v(ord, name, place, kind, detail_only, filterable, orderable, expr, db_expr)
   WHERE field_defs.resource = 'pages' AND (v.name <> 'locale' OR cfg.i18n_enabled)
@@ -368,113 +369,133 @@ END $$;
 CREATE OR REPLACE FUNCTION content.fields_fail(msg text) RETURNS void
 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RAISE SQLSTATE 'PT400' USING MESSAGE = 'fields error: ' || msg; END $$;
 
--- The `fields` grammar (§7.1), a port of Wagtail's parse_fields_parameter, made iterative (an explicit
--- stack of open brackets) so that no nesting depth can exhaust the server's stack: a list of
--- {"n": name, "neg": bool, "sub": [...] | null}.
-CREATE OR REPLACE FUNCTION content.fields_parse(s text) RETURNS jsonb
+-- The `fields` grammar (§7.1), a port of Wagtail's parse_fields_parameter. Linear in the value's
+-- length, whatever it holds (a query string is up to 64 kB): the value is cut into tokens in one
+-- regular-expression pass (content.fields_tokens), each token is looked at once, and the items go into
+-- flat arrays (an element assignment, not a copy of what was built so far). Iterative, with an explicit
+-- stack of open brackets, so that no nesting depth can exhaust the server's stack. The result is flat
+-- too, item k in element k of each array: its name, whether it is negated, the item whose sub-list
+-- holds it (0: the top list), whether it has a sub-list. (Arrays, not a jsonb array of objects:
+-- jsonb_agg of 30,000 small objects alone takes a second.)
+DO $$ BEGIN
+  CREATE TYPE content.parsed_fields AS (n text[], neg boolean[], p integer[], sub boolean[]);
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+DROP FUNCTION IF EXISTS content.fields_parse(text);
+CREATE OR REPLACE FUNCTION content.fields_parse(s text) RETURNS content.parsed_fields
 LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
-  len integer := length(coalesce(s, ''));
-  pos integer := 0;
+  tk text[];
+  tc text[];
+  tp bigint[];
+  n integer;
+  i integer := 1;
   c text;
   ident text;
   negated boolean;
   first_char boolean;
-  sub jsonb;
-  -- the frame of the list being parsed
-  items jsonb := '[]';
   is_first boolean := true;
   first_ident text;
-  -- the frames of the enclosing lists, and the item each bracket belongs to
+  parent integer := 0;          -- the item whose sub-list is being parsed (0: the top list)
+  -- the items
+  k integer := 0;
+  it_n text[] := '{}';
+  it_neg boolean[] := '{}';
+  it_p integer[] := '{}';
+  it_sub boolean[] := '{}';
+  -- the enclosing lists: their item and first identifier, by nesting level
   level integer := 0;
-  st_items jsonb[] := '{}';
-  st_first boolean[] := '{}';
+  st_parent integer[] := '{}';
   st_first_ident text[] := '{}';
-  st_ident text[] := '{}';
-  st_neg boolean[] := '{}';
 BEGIN
+  SELECT coalesce(array_agg(t.tok ORDER BY t.pos), '{}'), coalesce(array_agg(t.cls ORDER BY t.pos), '{}'), coalesce(array_agg(t.pos ORDER BY t.pos), '{}')
+    INTO tk, tc, tp FROM content.fields_tokens(s) t;
+  n := cardinality(tk);
   LOOP
-    EXIT WHEN pos >= len;
+    EXIT WHEN i > n;
+    -- an identifier: ['-'] then '*' or a run of letters, digits and '_' ('*' then a run starting
+    -- with '_' is one name, as in Wagtail)
     ident := '';
     negated := false;
     first_char := true;
-    WHILE pos < len LOOP
-      c := substr(s, pos + 1, 1);
+    WHILE i <= n LOOP
+      c := tk[i];
       IF c IN ('(', ')', ',') THEN
         IF ident = '' OR (ident IN ('*', '_') AND c = '(') THEN
-          PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos));
+          PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, tp[i]));
         END IF;
         EXIT;
       ELSIF c = '-' THEN
-        IF NOT first_char THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
+        IF NOT first_char THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, tp[i])); END IF;
         negated := true;
-      ELSIF c IN ('*', '_') THEN
-        IF ident <> '' AND c = '*' THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
+      ELSIF c = '*' THEN
+        IF ident <> '' THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, tp[i])); END IF;
+        ident := c;
+      ELSIF tc[i] = 'w' THEN
+        IF ident = '*' AND left(c, 1) <> '_' THEN
+          PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', left(c, 1), tp[i]));
+        END IF;
         ident := ident || c;
-      ELSIF c ~ '^[[:alnum:]]$' THEN
-        IF ident = '*' THEN PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos)); END IF;
-        ident := ident || c;
-      ELSIF c ~ '^[[:space:]]$' THEN
-        PERFORM content.fields_fail(format('unexpected whitespace at position %s', pos));
+      ELSIF tc[i] = 's' THEN
+        PERFORM content.fields_fail(format('unexpected whitespace at position %s', tp[i]));
       ELSE
-        PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, pos));
+        PERFORM content.fields_fail(format('unexpected char ''%s'' at position %s', c, tp[i]));
       END IF;
       first_char := false;
-      pos := pos + 1;
+      i := i + 1;
     END LOOP;
 
     IF ident IN ('*', '_') THEN
       IF NOT is_first THEN PERFORM content.fields_fail(format('''%s'' must be in the first position', ident)); END IF;
       IF negated THEN PERFORM content.fields_fail(format('''%s'' cannot be negated', ident)); END IF;
     END IF;
-    IF pos < len AND substr(s, pos + 1, 1) = '(' THEN
-      IF negated THEN PERFORM content.fields_fail(format('unexpected char ''('' at position %s', pos)); END IF;
-      -- open a sub-list: keep this frame and the item it belongs to
-      st_items := st_items || items; st_first := st_first || is_first; st_first_ident := st_first_ident || first_ident;
-      st_ident := st_ident || ident; st_neg := st_neg || negated;
+    IF is_first THEN first_ident := ident; END IF;
+    IF i <= n AND tk[i] = '(' THEN
+      IF negated THEN PERFORM content.fields_fail(format('unexpected char ''('' at position %s', tp[i])); END IF;
+      -- an item with a sub-list (never refused by the checks below: it is not negated and has one)
+      k := k + 1; it_n[k] := ident; it_neg[k] := false; it_p[k] := parent; it_sub[k] := true;
       level := level + 1;
-      items := '[]'; is_first := true; first_ident := NULL;
-      pos := pos + 1;
+      st_parent[level] := parent; st_first_ident[level] := first_ident;
+      parent := k; is_first := true; first_ident := NULL;
+      i := i + 1;
       CONTINUE;
     END IF;
-    sub := NULL;
-    -- finish the item, then every item whose sub-list a ')' closes right after it
-    LOOP
-      IF is_first THEN
-        first_ident := ident;
-      ELSE
-        IF first_ident = '_' AND negated THEN PERFORM content.fields_fail('negated fields with ''_'' doesn''t make sense'); END IF;
-        IF first_ident = '*' AND NOT negated AND sub IS NULL THEN PERFORM content.fields_fail('additional fields with ''*'' doesn''t make sense'); END IF;
-      END IF;
-      items := items || jsonb_build_array(jsonb_build_object('n', ident, 'neg', negated, 'sub', sub));
-      EXIT WHEN NOT (pos < len AND substr(s, pos + 1, 1) = ')');
-      IF level = 0 THEN PERFORM content.fields_fail(format('unexpected char '')'' at position %s', pos)); END IF;
-      pos := pos + 1;
-      sub := items;
-      items := st_items[level]; is_first := st_first[level]; first_ident := st_first_ident[level];
-      ident := st_ident[level]; negated := st_neg[level];
-      st_items := st_items[1:level - 1]; st_first := st_first[1:level - 1]; st_first_ident := st_first_ident[1:level - 1];
-      st_ident := st_ident[1:level - 1]; st_neg := st_neg[1:level - 1];
+    IF NOT is_first THEN
+      IF first_ident = '_' AND negated THEN PERFORM content.fields_fail('negated fields with ''_'' doesn''t make sense'); END IF;
+      IF first_ident = '*' AND NOT negated THEN PERFORM content.fields_fail('additional fields with ''*'' doesn''t make sense'); END IF;
+    END IF;
+    k := k + 1; it_n[k] := ident; it_neg[k] := negated; it_p[k] := parent; it_sub[k] := false;
+    -- every ')' right after closes a sub-list: back to the list of the item it belongs to
+    WHILE i <= n AND tk[i] = ')' LOOP
+      IF level = 0 THEN PERFORM content.fields_fail(format('unexpected char '')'' at position %s', tp[i])); END IF;
+      i := i + 1;
+      parent := st_parent[level]; first_ident := st_first_ident[level];
       level := level - 1;
     END LOOP;
-    IF pos < len AND substr(s, pos + 1, 1) = ',' THEN
-      pos := pos + 1;
-      IF pos >= len THEN PERFORM content.fields_fail(format('unexpected char '','' at position %s', pos)); END IF;
+    IF i <= n AND tk[i] = ',' THEN
+      i := i + 1;
+      IF i > n THEN PERFORM content.fields_fail(format('unexpected char '','' at position %s', length(s))); END IF;
     END IF;
     is_first := false;
   END LOOP;
   IF level > 0 THEN PERFORM content.fields_fail('unexpected end of input (did you miss out a close bracket?)'); END IF;
-  RETURN items;
+  RETURN ROW(it_n, it_neg, it_p, it_sub)::content.parsed_fields;
 END $$;
 
--- Field selection (§7.2, §7.3): {"sel": [names], "sub": {relation: selection}} for a view.
-CREATE OR REPLACE FUNCTION content.fields_resolve(resource text, ptype text, view text, parsed jsonb) RETURNS jsonb
+-- Field selection (§7.2, §7.3) of the list under item `parent` of a parsed value (0: the top list):
+-- {"sel": [names], "sub": {relation: selection}} for a view. The unknown names are found in one set
+-- operation before anything is selected, so the work per item is bounded by the few fields there are.
+DROP FUNCTION IF EXISTS content.fields_resolve(text, text, text, jsonb);
+CREATE OR REPLACE FUNCTION content.fields_resolve(resource text, ptype text, view text, parsed content.parsed_fields, parent integer DEFAULT 0) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   all_names text[];
   sel text[];
-  item jsonb;
-  mentioned text[] := '{}';
+  it_n text[];
+  it_neg boolean[];
+  it_i integer[];
+  it_sub boolean[];
+  start integer := 1;
   subs jsonb := '{}';
   unknown text;
   nested jsonb := '{}';
@@ -486,33 +507,37 @@ BEGIN
   SELECT array_agg(f.name ORDER BY f.ord), array_agg(f.kind ORDER BY f.ord), array_agg(view <> 'listing' OR NOT f.detail_only ORDER BY f.ord)
     INTO names, kinds, shown FROM content.field_defs(resource, ptype) f;
   all_names := ARRAY(SELECT n FROM unnest(names, shown) WITH ORDINALITY AS x(n, ok, o) WHERE ok ORDER BY o);
+  -- the items of this list
+  SELECT coalesce(array_agg(x.n ORDER BY x.o), '{}'), coalesce(array_agg(x.g ORDER BY x.o), '{}'),
+         coalesce(array_agg(x.o::integer ORDER BY x.o), '{}'), coalesce(array_agg(x.b ORDER BY x.o), '{}')
+    INTO it_n, it_neg, it_i, it_sub
+    FROM unnest(parsed.n, parsed.neg, parsed.p, parsed.sub) WITH ORDINALITY AS x(n, g, p, b, o) WHERE x.p = parent;
   sel := content.default_fields(resource, view, names);
-  IF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '*' THEN
+  IF cardinality(it_n) > 0 AND it_n[1] = '*' THEN
     sel := all_names;
-    parsed := parsed - 0;
-  ELSIF jsonb_array_length(parsed) > 0 AND parsed->0->>'n' = '_' THEN
+    start := 2;
+  ELSIF cardinality(it_n) > 0 AND it_n[1] = '_' THEN
     sel := '{}';
-    parsed := parsed - 0;
+    start := 2;
   END IF;
-  FOR item IN SELECT e FROM jsonb_array_elements(parsed) e LOOP
-    IF (item->>'neg')::boolean THEN
-      sel := array_remove(sel, item->>'n');
-    ELSE
-      IF NOT (item->>'n' = ANY (sel)) THEN sel := sel || (item->>'n'); END IF;
-      IF jsonb_typeof(item->'sub') = 'array' THEN subs := subs || jsonb_build_object(item->>'n', item->'sub'); END IF;
-    END IF;
-    mentioned := mentioned || (item->>'n');
-  END LOOP;
   SELECT string_agg(m, ', ' ORDER BY m COLLATE "C") INTO unknown
-    FROM (SELECT DISTINCT m FROM unnest(mentioned) m WHERE NOT (m = ANY (all_names))) x;
+    FROM (SELECT DISTINCT m FROM unnest(it_n[start:]) m WHERE NOT (m = ANY (all_names))) x;
   IF unknown IS NOT NULL THEN PERFORM content.bad_request('unknown fields: ' || unknown); END IF;
-  FOR i IN 1..cardinality(names) LOOP
-    CONTINUE WHEN NOT (names[i] = ANY (sel));
-    IF kinds[i] IN ('image', 'document') THEN
-      nested := nested || jsonb_build_object(names[i],
-        content.fields_resolve(kinds[i] || 's', NULL, 'nested', coalesce(subs->names[i], '[]')));
-    ELSIF subs ? names[i] THEN
-      PERFORM content.bad_request(format('''%s'' does not support nested fields', names[i]));
+  FOR j IN start..cardinality(it_n) LOOP
+    IF it_neg[j] THEN
+      sel := array_remove(sel, it_n[j]);
+    ELSE
+      IF NOT (it_n[j] = ANY (sel)) THEN sel := sel || it_n[j]; END IF;
+      IF it_sub[j] THEN subs := subs || jsonb_build_object(it_n[j], it_i[j]); END IF;   -- the last one counts
+    END IF;
+  END LOOP;
+  FOR j IN 1..cardinality(names) LOOP
+    CONTINUE WHEN NOT (names[j] = ANY (sel));
+    IF kinds[j] IN ('image', 'document') THEN
+      nested := nested || jsonb_build_object(names[j],
+        content.fields_resolve(kinds[j] || 's', NULL, 'nested', parsed, coalesce((subs->>names[j])::integer, -1)));
+    ELSIF subs ? names[j] THEN
+      PERFORM content.bad_request(format('''%s'' does not support nested fields', names[j]));
     END IF;
   END LOOP;
   RETURN jsonb_build_object('sel', to_jsonb(sel), 'sub', nested);
@@ -580,11 +605,39 @@ BEGIN
       END IF;
       RETURN format('%s = %L::timestamptz', expr, v);
     WHEN 'tags' THEN
-      RETURN format('%s @> %L::text[]', expr, string_to_array(v, ','));
+      -- as Python's split: '' is one empty name (no item carries it); duplicates dropped
+      RETURN format('%s @> %L::text[]', expr, ARRAY(SELECT DISTINCT x FROM unnest(CASE WHEN v = '' THEN ARRAY[''] ELSE string_to_array(v, ',') END) x));
     ELSE
       RETURN format('%s = %L', expr, v);
   END CASE;
   RETURN 'false';
+END $$;
+
+-- Whether the object a relation points to is shown (§3.4): a relation to a hidden one is null
+-- (§11.9), so it must not be found by its id either.
+CREATE OR REPLACE FUNCTION content.related_visible(kind text, rid integer, roots text[]) RETURNS boolean
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(CASE kind
+    WHEN 'page' THEN (SELECT content.page_visible(p, roots) FROM content.pages p WHERE p.id = rid)
+    WHEN 'image' THEN EXISTS (SELECT 1 FROM content.images i JOIN content.collections c ON c.id = i.collection WHERE i.id = rid AND NOT c.restricted)
+    WHEN 'document' THEN EXISTS (SELECT 1 FROM content.documents d JOIN content.collections c ON c.id = d.collection WHERE d.id = rid AND NOT c.restricted)
+  END, false)
+$$;
+
+-- The SQL sort key of an orderable field over alias `a`: a relation sorts by the id of the object
+-- it shows, a hidden one as null (with the nulls); text and the locale's code by byte order.
+CREATE OR REPLACE FUNCTION content.order_sql(kind text, db_expr text, roots text[]) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  e text := replace(db_expr, '$a', 'a');
+BEGIN
+  RETURN CASE kind
+    WHEN 'text' THEN e || ' COLLATE "C"'
+    WHEN 'locale' THEN '(' || content.locale_code_sql('a') || ') COLLATE "C"'
+    WHEN 'page' THEN format('(SELECT r.id FROM content.pages r WHERE r.id = %s AND %s)', e, content.visible_sql('r', roots))
+    WHEN 'image' THEN format('(SELECT r.id FROM content.images r WHERE r.id = %s AND r.collection IN (SELECT id FROM content.collections WHERE NOT restricted))', e)
+    WHEN 'document' THEN format('(SELECT r.id FROM content.documents r WHERE r.id = %s AND r.collection IN (SELECT id FROM content.collections WHERE NOT restricted))', e)
+    ELSE e END;
 END $$;
 
 -- A tree filter's value: the reference page (visible in the site), or its error (§6.6).
@@ -608,20 +661,18 @@ END $$;
 CREATE OR REPLACE FUNCTION content.parse_types(v text) RETURNS text[]
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  item text;
-  t text;
-  out text[] := '{}';
+  bad boolean;
+  out text[];
 BEGIN
-  FOREACH item IN ARRAY string_to_array(v, ',') LOOP
-    t := NULL;
-    IF item ~ '^[^.]+\.[^.]+$' THEN
-      SELECT pt.type INTO t FROM content.page_types pt
-       WHERE split_part(pt.type, '.', 1) = split_part(item, '.', 1)
-         AND lower(split_part(pt.type, '.', 2)) = lower(split_part(item, '.', 2));
-    END IF;
-    IF t IS NULL THEN PERFORM content.bad_request('type doesn''t exist'); END IF;
-    IF NOT (t = ANY (out)) THEN out := out || t; END IF;
-  END LOOP;
+  -- one statement for the whole list, however many items it has
+  SELECT coalesce(bool_or(y.t IS NULL), false), coalesce(array_agg(DISTINCT y.t) FILTER (WHERE y.t IS NOT NULL), '{}') INTO bad, out
+    FROM unnest(string_to_array(v, ',')) AS x(item)
+    LEFT JOIN LATERAL (SELECT pt.type AS t FROM content.page_types pt
+                        WHERE x.item ~ '^[^.]+\.[^.]+$'
+                          AND split_part(pt.type, '.', 1) = split_part(x.item, '.', 1)
+                          AND lower(split_part(pt.type, '.', 2)) = lower(split_part(x.item, '.', 2))
+                        ORDER BY pt.type LIMIT 1) y ON true;
+  IF bad THEN PERFORM content.bad_request('type doesn''t exist'); END IF;
   RETURN out;
 END $$;
 
@@ -641,6 +692,9 @@ DECLARE
   d record;
   ref content.pages;
   ord_sql text[] := '{}';
+  ordered text[] := '{}';
+  o_name text[]; o_kind text[]; o_expr text[];
+  j integer;
   item text;
   oname text;
   descending boolean;
@@ -686,7 +740,10 @@ BEGIN
 
   -- 3. unknown parameters
   -- the filterable fields, read once: names for this check, the ones in the query for step 4
-  FOR d IN SELECT * FROM content.field_defs(resource, ptype) f WHERE f.filterable ORDER BY f.ord LOOP
+  -- (the filters in the query string's order: with several bad ones, the first is reported, §6.3)
+  FOR d IN SELECT f.*, x.o FROM content.field_defs(resource, ptype) f
+             LEFT JOIN json_object_keys(content.query_sanitize(query)) WITH ORDINALITY AS x(k, o) ON x.k = f.name
+            WHERE f.filterable ORDER BY x.o, f.ord LOOP
     known := known || d.name;
     IF q ? d.name THEN
       f_kind := f_kind || d.kind; f_expr := f_expr || replace(d.db_expr, '$a', 'a'); f_name := f_name || d.name;
@@ -700,6 +757,10 @@ BEGIN
   -- 4. field filters, tree filters, order, translation_of, locale, search
   FOR i IN 1..cardinality(f_name) LOOP
     conds := conds || content.filter_sql(f_kind[i], f_expr[i], f_name[i], q->>f_name[i]);
+    -- a relation to a hidden object is null (§11.9): filtering by its id finds nothing
+    IF f_kind[i] IN ('page', 'image', 'document') AND NOT content.related_visible(f_kind[i], content.to_int(q->>f_name[i]), roots) THEN
+      conds := conds || 'false'::text;
+    END IF;
     by_counts := false;
   END LOOP;
   IF resource = 'pages' THEN
@@ -734,12 +795,18 @@ BEGIN
       IF q ? 'offset' THEN PERFORM content.bad_request('random ordering with offset is not supported'); END IF;
       ord_sql := ARRAY['random()'];
     ELSE
+      -- the orderable fields, read once; a name given again adds nothing (ties on it are already
+      -- equal), so the statement's ORDER BY has at most one key per field however long `order` is
+      SELECT array_agg(f.name), array_agg(f.kind), array_agg(f.db_expr) INTO o_name, o_kind, o_expr
+        FROM content.field_defs(resource, ptype) f WHERE f.orderable;
       FOREACH item IN ARRAY string_to_array(q->>'order', ',') LOOP
         descending := left(item, 1) = '-';
         oname := CASE WHEN descending THEN substr(item, 2) ELSE item END;
-        SELECT * INTO d FROM content.field_defs(resource, ptype) f WHERE f.orderable AND f.name = oname;
-        IF NOT FOUND THEN PERFORM content.bad_request(format('cannot order by ''%s'' (unknown field)', item)); END IF;
-        ord_sql := ord_sql || (replace(d.db_expr, '$a', 'a') || CASE WHEN d.kind = 'text' THEN ' COLLATE "C"' ELSE '' END
+        j := array_position(o_name, oname);
+        IF j IS NULL THEN PERFORM content.bad_request(format('cannot order by ''%s'' (unknown field)', item)); END IF;
+        CONTINUE WHEN oname = ANY (ordered);
+        ordered := ordered || oname;
+        ord_sql := ord_sql || (content.order_sql(o_kind[j], o_expr[j], roots)
                                || CASE WHEN descending THEN ' DESC' ELSE '' END);
       END LOOP;
     END IF;
@@ -763,7 +830,7 @@ BEGIN
     IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
     by_counts := false;
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
-    op := coalesce(q->>'search_operator', 'and');
+    op := lower(coalesce(nullif(q->>'search_operator', ''), 'and'));   -- any letter case (§6.9)
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
     -- content.words in the same pass as the check for a word longer than a lexeme can be (2 kB): such
     -- a word matches nothing, so with `and` nothing matches
@@ -906,14 +973,14 @@ BEGIN
     site := CASE WHEN q ? 'site' THEN content.param_site(q->>'site') ELSE content.host_site(host) END;
     roots := content.site_roots(site);
     IF q ? 'html_path' THEN found := content.page_at_path(site, roots, q->>'html_path'); END IF;
-    IF found IS NULL AND q ? 'id' THEN found := (content.visible_page(q->>'id', roots)).id; END IF;
+    IF found IS NULL AND q->>'id' ~ '^[0-9]+$' THEN found := (content.visible_page(q->>'id', roots)).id; END IF;
   ELSIF q ? 'id' THEN
     EXECUTE format('SELECT a.id FROM content.%I a WHERE a.id = %s AND a.collection IN (SELECT id FROM content.collections WHERE NOT restricted)',
       resource, coalesce(CASE WHEN q->>'id' ~ '^[0-9]+$' THEN content.to_int(q->>'id') END::text, 'NULL')) INTO found;
   END IF;
   IF found IS NULL THEN PERFORM content.not_found('not found'); END IF;
   SELECT string_agg(content.form_encode(name) || '=' || content.form_encode(value), '&' ORDER BY n) INTO rest
-    FROM content.query_pairs(query) WHERE name NOT IN ('html_path', 'id');
+    FROM content.query_pairs(query) WHERE name <> 'id' AND (name <> 'html_path' OR resource <> 'pages');   -- html_path is the pages' own
   PERFORM set_config('response.status', '302', true);
   PERFORM set_config('response.headers', json_build_array(json_build_object('Location',
     (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/' || resource || '/' || found || '/' || coalesce('?' || rest, '')))::text, true);
@@ -962,3 +1029,19 @@ GRANT EXECUTE ON FUNCTION
   content.pages_find(json, text), content.images_find(json), content.documents_find(json),
   content.render_error(jsonb)
 TO web_anon;
+
+-- The endpoints run as content_owner (10-schema.sql), not as the superuser who loads the example: it
+-- reads the tables and calls the helpers and unaccent, and may write nothing.
+GRANT USAGE ON SCHEMA content TO content_owner;
+GRANT SELECT ON ALL TABLES IN SCHEMA content TO content_owner;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA content TO content_owner;
+DO $$
+DECLARE f regprocedure;
+BEGIN
+  EXECUTE format('GRANT USAGE ON SCHEMA %I TO content_owner',
+    (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'));
+  -- every SECURITY DEFINER function of the schema, so that one added later cannot be missed here
+  FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE pronamespace = 'content'::regnamespace AND prosecdef LOOP
+    EXECUTE format('ALTER FUNCTION %s OWNER TO content_owner', f);
+  END LOOP;
+END $$;

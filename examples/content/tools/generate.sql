@@ -85,7 +85,7 @@ BEGIN
     titles := titles || title;
     -- the slug from the title; url_path: the slugs below depth 2 (content.pages_url_path); in_private:
     -- the page or an ancestor is private (content.pages_in_private)
-    slug := trim(both '-' from regexp_replace(lower(public.unaccent(title)), '[^a-z0-9]+', '-', 'g')) || '-' || i;
+    slug := trim(both '-' from regexp_replace(lower(content.unaccent(title)), '[^a-z0-9]+', '-', 'g')) || '-' || i;
     slugs := slugs || slug;
     urls := urls || CASE WHEN d > 2 THEN urls[p] || slug || '/' ELSE '' END;
     privs := privs || ((d > 3 AND i % 331 = 0) OR privs[p]);

@@ -8,7 +8,7 @@ import { CONTENT_SQL, startContentServer, ids } from './content-server.js';
 
 const SCHEMA_SQL = CONTENT_SQL.find((f) => f.endsWith('10-schema.sql'))!;
 // The words as an older definition made them: lowercased, accents kept (no unaccent).
-const UNACCENT = "public.unaccent('public.unaccent'::regdictionary, coalesce(t, ''))";
+const UNACCENT = "%2$s.unaccent(%3$L::regdictionary, coalesce(t, ''))";
 
 t.test('content API: search words follow page type fields and reloads', async (t) => {
   const s = await startContentServer(t);
