@@ -9,10 +9,6 @@ import { EMBEDDED_ANON_ROLE } from '../../../src/embedded/bootstrap.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { startTestServer } from '../../helpers/server.js';
 
-// Schemas whose fix is another branch's (issue #26 finding 11 for examples/content): drop a name from
-// here once its example's SECURITY DEFINER functions have their own owner.
-const PENDING_ELSEWHERE = ['content'];
-
 // Calls that reach pgcrypto when it is in an exposed schema (the control test below shows they do):
 // a single unnamed text or bytea parameter takes the raw body.
 const PGCRYPTO_CALLS: ReadonlyArray<[string, string, string]> = [
@@ -69,9 +65,9 @@ t.test('the examples in the embedded default: no extension functions exposed, no
       SELECT p.oid::regprocedure::text AS fn, n.nspname AS schema, r.rolname AS owner, r.rolsuper AS superuser, p.proconfig AS config
       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles r ON r.oid = p.proowner
       WHERE p.prosecdef AND n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1`);
-    const checked = definers.filter((d) => !PENDING_ELSEWHERE.includes(d.schema));
-    t.ok(checked.some((d) => d.fn.startsWith('cms.session_create(')), 'the CMS log-in is one of them');
-    for (const d of checked) {
+    t.ok(definers.some((d) => d.fn.startsWith('cms.session_create(')), 'the CMS log-in is one of them');
+    t.ok(definers.some((d) => d.schema === 'content'), 'and the content endpoints');
+    for (const d of definers) {
       t.notOk(d.superuser, `${d.fn} is owned by ${d.owner}`);
       t.ok((d.config ?? []).some((c) => c.startsWith('search_path=')), `${d.fn} pins its search_path (${JSON.stringify(d.config)})`);
     }
