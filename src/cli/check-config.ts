@@ -3,7 +3,9 @@
 // cache when it can be reached (and it says so when it cannot). Wiring only; the rules are in src/config/ and
 // src/mount/check.ts.
 
+import path from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
+import { embeddedConfig, exampleRoutes, runningEmbeddedDefault } from '../embedded/default.js';
 import { chalkFor, renderConfig, renderProblems } from '../config/print.js';
 import type { AppConfig } from '../config/types.js';
 import type { MountProblem } from '../mount/check.js';
@@ -24,9 +26,35 @@ export function reportProblems(loaded: LoadedConfig, io: CliIo): number {
 
 export async function runCheckConfig(loaded: LoadedConfig, io: CliIo): Promise<number> {
   if (reportProblems(loaded, io) !== 0) return 1;
-  io.stdout.write(renderConfig(loaded, { chalk: chalkFor('stdout', io.env) }));
-  return checkMountsAgainstDatabase(loaded.config, io);
+  const chalk = chalkFor('stdout', io.env);
+  if (loaded.config.dbUri !== null) {
+    io.stdout.write(renderConfig(loaded, { chalk }));
+    return checkMountsAgainstDatabase(loaded.config, io);
+  }
+  // The embedded default: show what serve would use, and check the mounts against its database if a serve runs.
+  const dataDir = path.resolve(io.cwd, loaded.config.dbEmbeddedDir);
+  const quiet = () => undefined;
+  const running = await runningEmbeddedDefault(dataDir, quiet).catch(() => null);
+  const config = embeddedConfig(loaded.config, running?.uri ?? null, (m) => void io.stderr.write(chalkFor('stderr', io.env).red(`✖ ${m}\n`)));
+  const sources: Record<string, string> = {
+    'db-uri': running ? `embedded, run by dbrest serve in ${dataDir}` : `embedded: serve starts it in ${dataDir}`,
+  };
+  if (loaded.config.dbAnonRole === null) sources['db-anon-role'] = 'embedded default';
+  sources['routes'] = loaded.config.routes.length > 0 ? `${describeRoutes(loaded)} + the examples'` : "the examples' routes.json";
+  const routeSources = [
+    ...(loaded.config.routes.length > 0 ? [{ source: describeRoutes(loaded), groups: loaded.config.routes }] : []),
+    ...exampleRoutes(quiet),
+  ];
+  io.stdout.write(renderConfig(loaded, { chalk, effective: { config, sources }, routeSources }));
+  if (!running) {
+    io.stderr.write(chalkFor('stderr', io.env).yellow(`! routes: not checked against a database (the embedded one runs while dbrest serve runs in this directory)\n`));
+    return 0;
+  }
+  return checkMountsAgainstDatabase(config, io);
 }
+
+/** Where the configured `routes` came from: the file, variable or flag. */
+const describeRoutes = (loaded: LoadedConfig): string => loaded.origins['routes'] ?? loaded.file ?? 'config';
 
 /** Route mounts against the schema cache: 1 when a mount has a problem, 0 when all are fine or unchecked. */
 async function checkMountsAgainstDatabase(config: AppConfig, io: CliIo): Promise<number> {

@@ -1,11 +1,12 @@
 // `dbrest introspect [config-file] [--schema S] [--json]`: build the schema cache exactly as the
-// server would and print it - the SchemaCache value as JSON with --json, else a readable summary.
+// server would (of the embedded database when db-uri is unset) and print it - the SchemaCache value as JSON with --json, else a readable summary.
 // Wiring and formatting only: the cache comes from catalog/load.ts.
 import chalk from 'chalk';
 import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { QualifiedName, Relation, Relationship, Routine, RoutineReturn, SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
+import { withCommandDatabase } from './database.js';
 
 export interface IntrospectRunOptions {
   readonly json: boolean;
@@ -15,15 +16,19 @@ export interface IntrospectRunOptions {
   readonly io?: { readonly stdout: { write(s: string): unknown }; readonly stderr: { write(s: string): unknown } };
 }
 
-/** `dbrest introspect`: the schema cache of `config.dbUri`, printed. Returns the exit code. */
+/**
+ * `dbrest introspect`: the schema cache of `config.dbUri` (or, when unset, of the embedded database as
+ * serve runs it), printed. Returns the exit code.
+ */
 export async function runIntrospect(config: AppConfig, _loaded: unknown, opts: IntrospectRunOptions): Promise<number> {
-  const uri = config.dbUri;
+  const err = opts.io?.stderr ?? process.stderr;
+  return withCommandDatabase(config, 'introspect', err, (effective) => introspect(effective, opts));
+}
+
+async function introspect(config: AppConfig, opts: IntrospectRunOptions): Promise<number> {
+  const uri = config.dbUri!;
   const out = opts.io?.stdout ?? process.stdout;
   const err = opts.io?.stderr ?? process.stderr;
-  if (!uri) {
-    err.write(`${chalk.red('✖')} db-uri: \`dbrest introspect\` needs a database (set db-uri)\n`);
-    return 1;
-  }
   const schemas = opts.schema !== undefined ? [opts.schema] : [...config.dbSchemas];
   const client = new pg.Client({ connectionString: uri });
   client.on('error', () => undefined);

@@ -1,4 +1,4 @@
-// The `dbrest` command line (commander): `serve`, `introspect`, `check-config`, `openapi`, `--help`, `--version`.
+// The `dbrest` command line (commander): `serve`, `introspect`, `check-config`, `openapi`, `db-uri`, `--help`, `--version`.
 // Every config key in keys.ts is also a flag of each command. Wiring only: load the config, report its problems,
 // then hand over to the command's module. A user error is one line on stderr and exit code 1, never a stack trace.
 
@@ -191,6 +191,17 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
     exitCode = await withConfig(file, opts, async (loaded, ctx) => {
       return (await import('./openapi.js')).runOpenapi(loaded.config, loaded, ctx);
     });
+  });
+
+  addConfigOptions(
+    program.command('db-uri')
+      .description('print the URI to connect psql to the database (with db-uri unset: the embedded one a running serve has); password masked')
+      .argument('[config-file]', configFileArg)
+      .option('--superuser', 'the embedded database\'s superuser (postgres) instead of the authenticator dbrest connects as', false)
+      .option('--show-password', 'print the password instead of ********', false),
+  ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
+    exitCode = await withConfig(file, opts, async (loaded) =>
+      (await import('./db-uri.js')).runDbUri(loaded.config, io, { superuser: opts['superuser'] === true, showPassword: opts['showPassword'] === true }));
   });
 
   try {

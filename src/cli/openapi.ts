@@ -14,6 +14,7 @@ import { accessQuestion, buildAccessStatement, readAccessRow } from '../response
 import { buildOpenApiDocument } from '../response/openapi/document.js';
 import { quoteIdent } from '../sql/fragment.js';
 import { VERSION } from '../version.js';
+import { withCommandDatabase } from './database.js';
 
 interface Output {
   readonly stdout: { write(s: string): unknown };
@@ -22,14 +23,15 @@ interface Output {
 
 /** `runOpenapi(config)` prints to the process streams; the CLI passes its io in `ctx`. Returns the exit code. */
 export async function runOpenapi(config: AppConfig, _loaded?: unknown, ctx?: { readonly io?: Output }): Promise<number> {
+  return withCommandDatabase(config, 'openapi', ctx?.io?.stderr ?? process.stderr, (effective) => openapi(effective, ctx));
+}
+
+/** With db-uri unset, `config` is the embedded default's (its database, web_anon, the examples' mounts). */
+async function openapi(config: AppConfig, ctx?: { readonly io?: Output }): Promise<number> {
   const out = ctx?.io?.stdout ?? process.stdout;
   const errOut = ctx?.io?.stderr ?? process.stderr;
-  if (!config.dbUri) {
-    errOut.write(`${chalk.red('✖')} db-uri: \`dbrest openapi\` needs a database (set db-uri)\n`);
-    return 1;
-  }
   const schema = config.dbSchemas[0]!;
-  const client = new pg.Client({ connectionString: config.dbUri });
+  const client = new pg.Client({ connectionString: config.dbUri! });
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -5,12 +5,9 @@ import path from 'node:path';
 import chalk from 'chalk';
 import type { LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/print.js';
-import type { AppConfig, RouteGroup } from '../config/types.js';
-import { parseRoutes } from '../config/validate.js';
+import type { AppConfig } from '../config/types.js';
 import { listExamples } from '../embedded/examples.js';
-import { bootstrapEmbedded, EMBEDDED_ANON_ROLE } from '../embedded/bootstrap.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../embedded/postgres.js';
-import { passwordOf } from '../embedded/uri.js';
+import { embeddedConfig, openEmbeddedDefault, type EmbeddedDefault } from '../embedded/default.js';
 import { prefetchSchemaCache } from '../catalog/prefetch.js';
 import { cacheSchemas } from '../mount/check.js';
 import { createLogger, maskUri } from '../observe/log.js';
@@ -20,26 +17,10 @@ export interface ServeContext {
   readonly reload?: () => Promise<LoadedConfig>;
 }
 
-/**
- * The embedded default's configuration: the embedded database, its anonymous role, and the route
- * mounts of the bundled examples after any the configuration has. An example whose routes do not
- * parse is reported and left out.
- */
-function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) => void): AppConfig {
-  const routes: RouteGroup[] = [...config.routes];
-  for (const example of listExamples()) {
-    if (example.routes === null) continue;
-    const parsed = parseRoutes(example.routes);
-    if (parsed.ok) routes.push(...parsed.value);
-    else for (const i of parsed.issues) report(`examples/${example.name}/routes.json${i.path ?? ''}: ${i.message}`);
-  }
-  return { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE, routes };
-}
-
 export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
   const log = createLogger(config.logLevel);
   const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
-  let embedded: EmbeddedPostgres | null = null;
+  let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
   let effective = config;
   const started = Date.now();
@@ -47,18 +28,24 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
   if (dbUri === null) {
     const dataDir = path.resolve(config.dbEmbeddedDir);
     say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
-    embedded = await startEmbeddedPostgres({
-      dataDir,
-      durable: config.dbEmbeddedDurable,
-      onProgress: (m) => say(chalk.dim(m)),
-      // dbrest keeps the database it started running: a crash is logged and the server restarted;
-      // meanwhile requests get 503s and the pool's recovery loop reconnects once it is back.
-      supervise: (e) => (e.kind === 'restarted' ? say(e.message) : log.error(e.message)),
-    });
+    try {
+      embedded = await openEmbeddedDefault({
+        dataDir,
+        durable: config.dbEmbeddedDurable,
+        command: 'serve',
+        say: (m) => say(chalk.dim(m)),
+        // dbrest keeps the database it started running: a crash is logged and the server restarted;
+        // meanwhile requests get 503s and the pool's recovery loop reconnects once it is back.
+        supervise: (e) => (e.kind === 'restarted' ? say(e.message) : log.error(e.message)),
+      });
+    } catch (e) {
+      process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
+      return 1;
+    }
     say(config.dbEmbeddedDurable
       ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
       : chalk.yellow('db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off — faster, but a machine crash can lose committed writes'));
-    dbUri = await bootstrapEmbedded(embedded.uri, passwordOf(embedded.uri), (m) => say(chalk.dim(m)));
+    dbUri = embedded.uri;
     effective = embeddedConfig(config, dbUri, (m) => log.error(m));
   }
   const embeddedUri = embedded ? dbUri : null;
@@ -82,7 +69,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     const { startServer } = await import('../http/start.js');
     server = await startServer(effective, dbUri, log, { rereadConfig, prefetched });
   } catch (e) {
-    await embedded?.stop();
+    await embedded?.close();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
     process.stderr.write(`  database: ${maskUri(dbUri)}\n`);
     return 1;
@@ -105,7 +92,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
       stopping = true;
       say(`${signal}: finishing in-flight requests…`);
       await server.close();
-      await embedded?.stop();
+      await embedded?.close();
       say('stopped');
       resolve(0);
     };

@@ -12,6 +12,7 @@ import chalk, { Chalk, chalkStderr, type ChalkInstance } from 'chalk';
 
 import { APP_SETTINGS_PREFIX, SCALAR_KEYS, type ConfigKey } from './keys.js';
 import type { LoadedConfig } from './load.js';
+import type { AppConfig, RouteGroup } from './types.js';
 import { parseKeyValueConnString, type ConfigProblem } from './validate.js';
 
 export const MASK = '********';
@@ -67,6 +68,13 @@ export function formatAppSetting(name: string, value: string): string {
 export interface RenderOptions {
   /** A chalk instance; defaults to chalkFor('stdout'). */
   readonly chalk?: ChalkInstance;
+  /**
+   * What `serve` would really use when it differs from the loaded config (the embedded default's
+   * anonymous role and mounts); `sources` then names where each changed key comes from.
+   */
+  readonly effective?: { readonly config: AppConfig; readonly sources: Readonly<Record<string, string>> };
+  /** The route mounts by the file they come from (default: all of them from the `routes` key's origin). */
+  readonly routeSources?: ReadonlyArray<{ readonly source: string; readonly groups: ReadonlyArray<RouteGroup> }>;
 }
 
 /** chalk's detection for the stream (TTY, FORCE_COLOR, --no-color), switched off by a non-empty NO_COLOR. */
@@ -79,15 +87,18 @@ export function chalkFor(stream: 'stdout' | 'stderr', env: NodeJS.ProcessEnv = p
 /** The resolved config: one line per key, sorted, `key = value   (source)`. */
 export function renderConfig(loaded: LoadedConfig, options: RenderOptions = {}): string {
   const c = options.chalk ?? chalkFor('stdout');
+  const config = options.effective?.config ?? loaded.config;
   const rows: Array<{ name: string; value: string; masked: boolean; source: string; fromDefault: boolean }> = [];
   for (const k of SCALAR_KEYS) {
-    const value = (loaded.config as unknown as Record<string, unknown>)[k.field];
+    const value = (config as unknown as Record<string, unknown>)[k.field];
+    const override = options.effective?.sources[k.name];
     rows.push({
       name: k.name,
-      value: formatValue(k, value),
+      // Mounts are listed one per line below the keys.
+      value: k.field === 'routes' && config.routes.length > 0 ? `${countMounts(config.routes)} mounts, listed below` : formatValue(k, value),
       masked: k.secret !== 'none' && value !== null,
-      source: describeSource(loaded, k.name),
-      fromDefault: (loaded.sources[k.name] ?? 'default') === 'default',
+      source: override ?? describeSource(loaded, k.name),
+      fromDefault: override === undefined && (loaded.sources[k.name] ?? 'default') === 'default',
     });
   }
   for (const [name, value] of Object.entries(loaded.config.appSettings)) {
@@ -111,7 +122,22 @@ export function renderConfig(loaded: LoadedConfig, options: RenderOptions = {}):
     const value = r.masked ? c.yellow(r.value) : r.fromDefault ? r.value : c.green(r.value);
     return `${c.cyan(r.name)} = ${value}${pad}${c.dim(`(${r.source})`)}`;
   });
-  return [header, ...lines].join('\n') + '\n';
+  const routes = config.routes.length > 0
+    ? ['', c.bold('routes:'), ...renderRoutes(options.routeSources ?? [{ source: describeSource(loaded, 'routes'), groups: config.routes }], c)]
+    : [];
+  return [header, ...lines, ...routes].join('\n') + '\n';
+}
+
+const countMounts = (groups: ReadonlyArray<RouteGroup>) => groups.reduce((n, g) => n + g.routes.length, 0);
+
+/** One line per mount: `GET  /api/v2/pages/  → call content.pages  (examples/content/routes.json)`. */
+export function renderRoutes(sources: NonNullable<RenderOptions['routeSources']>, c: ChalkInstance = chalkFor('stdout')): string[] {
+  const rows = sources.flatMap(({ source, groups }) => groups.flatMap((g) => g.routes.map((m) => {
+    const name = g.schema !== null && !m.target.name.includes('.') ? `${g.schema}.${m.target.name}` : m.target.name;
+    return { method: m.methods.join(','), path: m.path, target: `${m.target.kind} ${name}`, source };
+  })));
+  const [method, at, target] = (['method', 'path', 'target'] as const).map((key) => Math.max(...rows.map((r) => r[key].length))) as [number, number, number];
+  return rows.map((r) => `  ${r.method.padEnd(method)}  ${c.green(r.path.padEnd(at))}  → ${r.target.padEnd(target)}  ${c.dim(`(${r.source})`)}`);
 }
 
 function describeSource(loaded: LoadedConfig, keyName: string): string {

@@ -1,20 +1,23 @@
 // Setup of the embedded database: a `dbrest` database, an `authenticator` login role (dbrest
-// connects as it and switches to the request's role, as PostgREST deployments do), and the bundled
+// connects as it and switches to the request's role, as PostgREST deployments do) with a password
+// of its own (never the superuser's: secrets.ts keeps each in its own file), and the bundled
 // examples, each loaded once: dbrest_meta.examples records which, so an example added to a newer
 // dbrest is loaded into a data directory made by an older one at its next start.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { examplesDir, listExamples, type Example } from './examples.js';
+import { scramVerifier, verifierMatches } from './secrets.js';
 import { withDatabase } from './uri.js';
 
 export const EMBEDDED_DATABASE = 'dbrest';
 export const EMBEDDED_ANON_ROLE = 'web_anon';
-const AUTHENTICATOR = 'authenticator';
+export const AUTHENTICATOR = 'authenticator';
 
 /**
- * Returns the URI dbrest should use (as the authenticator). `superuserUri` points at the
- * cluster's `postgres` database. `progress` reports each step.
+ * Returns the URI dbrest should use (as the authenticator, whose password is `password`). `superuserUri`
+ * points at the cluster's `postgres` database. `progress` reports each step. The authenticator's password
+ * is set whenever it is not `password` already: a cluster of an older dbrest gave it the superuser's.
  */
 export async function bootstrapEmbedded(superuserUri: string, password: string, progress: (m: string) => void, fromDir: string = examplesDir): Promise<string> {
   const admin = new pg.Client({ connectionString: superuserUri });
@@ -26,9 +29,13 @@ export async function bootstrapEmbedded(superuserUri: string, password: string, 
       await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
       fresh = true;
     }
-    const role = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [AUTHENTICATOR]);
+    // Passwords are sent as SCRAM verifiers: the password itself never reaches the server's logs.
+    const role = await admin.query<{ rolpassword: string | null }>('SELECT rolpassword FROM pg_authid WHERE rolname = $1', [AUTHENTICATOR]);
     if (role.rowCount === 0) {
-      await admin.query(`CREATE ROLE ${AUTHENTICATOR} LOGIN NOINHERIT PASSWORD ${pg.escapeLiteral(password)}`);
+      await admin.query(`CREATE ROLE ${AUTHENTICATOR} LOGIN NOINHERIT PASSWORD ${pg.escapeLiteral(scramVerifier(password))}`);
+    } else if (!verifierMatches(role.rows[0]!.rolpassword, password)) {
+      await admin.query(`ALTER ROLE ${AUTHENTICATOR} PASSWORD ${pg.escapeLiteral(scramVerifier(password))}`);
+      progress(`the ${AUTHENTICATOR} role has a password of its own now (it was not the one kept for it)`);
     }
   } finally {
     await admin.end();

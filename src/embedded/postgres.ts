@@ -4,11 +4,13 @@
 // would cut our graceful shutdown short.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { inspectLockFile, isAlive, readLockFile } from './lockfile.js';
+import { newPassword, readSecret, secretPath, writeSecretFile } from './secrets.js';
 
 export interface EmbeddedOptions {
   /** Data directory; created and initialised when it holds no cluster yet. */
@@ -35,7 +37,7 @@ export type SupervisorEvent =
   | { readonly kind: 'restarted'; readonly message: string };
 
 export interface EmbeddedPostgres {
-  /** Superuser connection URI (127.0.0.1, random password kept in the data dir's parent). */
+  /** Superuser connection URI (127.0.0.1, its random password kept in the data dir's parent: secrets.ts). */
   readonly uri: string;
   readonly port: number;
   readonly dataDir: string;
@@ -158,30 +160,43 @@ async function openPathFor(dir: string, who: RunAs, progress: (m: string) => voi
   }
 }
 
-/** A server left running by a crashed dbrest still holds the data dir: stop it first. */
-async function stopOrphan(dataDir: string): Promise<void> {
+/**
+ * A server left running by a crashed dbrest still holds the data dir: stop it first. The lock file
+ * is only trusted as far as the process it names can be confirmed to be this data dir's postmaster
+ * (lockfile.ts): a PID reused by another program after a crash or reboot is never signalled.
+ */
+async function stopOrphan(dataDir: string, progress: (m: string) => void): Promise<void> {
+  const holder = inspectLockFile(dataDir);
   const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-  process.kill(pid, 'SIGINT');
-  for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  switch (holder.kind) {
+    case 'none':
+    case 'dead':
+      return; // PostgreSQL replaces a lock file whose process is gone
+    case 'postmaster':
+      progress(`stopping the PostgreSQL server (PID ${holder.pid}) left running on ${dataDir}`);
+      process.kill(holder.pid, 'SIGINT');
+      for (let i = 0; i < 100 && isAlive(holder.pid); i++) await sleep(100);
+      return;
+    case 'stranger': {
+      // Confirmed stale: PostgreSQL itself would refuse to start while the PID lives, so the file goes.
+      const text = readLockFile(dataDir);
+      progress(`${pidFile} names PID ${holder.pid}, which is not this data directory's PostgreSQL (${holder.what}): left alone, stale lock file removed`);
+      if (text !== null && readLockFile(dataDir) === text) await fs.unlink(pidFile).catch(() => undefined);
+      return;
+    }
+    case 'unknown':
+      progress(`${pidFile} names PID ${holder.pid}, which dbrest cannot confirm is this data directory's PostgreSQL (${holder.why}): not signalled. If no PostgreSQL runs on ${dataDir}, remove that file`);
+      return;
   }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function runInitdb(bins: Binaries, dataDir: string, password: string, who: RunAs, durable: boolean, progress: (m: string) => void) {
-  const pwFile = path.join(os.tmpdir(), `dbrest-pw-${randomBytes(6).toString('hex')}`);
-  await fs.writeFile(pwFile, password + '\n', { mode: 0o644 });
+  // initdb reads the superuser's password from a file: ours, 0600, beside the data dir (never /tmp),
+  // owned by the user initdb runs as, and gone once it has run.
+  const pwFile = path.join(path.dirname(dataDir), `.${path.basename(dataDir)}.initdb-${randomBytes(6).toString('hex')}`);
+  await writeSecretFile(pwFile, password + '\n', who);
   try {
     progress('initialising a new PostgreSQL cluster (first start only)…');
     await new Promise<void>((resolve, reject) => {
@@ -263,19 +278,22 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const bins = await findBinaries();
   const dataDir = path.resolve(opts.dataDir);
   const who = runAsIdentity();
-  const passwordFile = path.join(path.dirname(dataDir), `${path.basename(dataDir)}.password`);
+  const passwordFile = secretPath(dataDir, 'postgres');
 
   const initialised = !existsSync(path.join(dataDir, 'PG_VERSION'));
   let password: string;
   if (initialised) {
-    await fs.mkdir(path.dirname(dataDir), { recursive: true });
+    // The data dir's parent holds the password files: only its owner may list it (made so here; an
+    // existing directory is left as it is, the files in it are 0600 either way).
+    await fs.mkdir(path.dirname(dataDir), { recursive: true, mode: 0o700 });
     await openPathFor(dataDir, who, progress);
-    password = randomBytes(18).toString('base64url');
+    password = newPassword();
+    await fs.rm(passwordFile, { force: true }); // from an initdb that failed
+    await writeSecretFile(passwordFile, password);
     await runInitdb(bins, dataDir, password, who, durable, progress);
-    await fs.writeFile(passwordFile, password, { mode: 0o600 });
   } else {
-    password = (await fs.readFile(passwordFile, 'utf8')).trim();
-    await stopOrphan(dataDir);
+    password = await readSecret(passwordFile, progress);
+    await stopOrphan(dataDir, progress);
   }
 
   const port = opts.port ?? (await freePort());

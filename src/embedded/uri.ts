@@ -4,7 +4,3 @@ export function withDatabase(uri: string, database: string): string {
   u.pathname = '/' + encodeURIComponent(database);
   return u.toString();
 }
-
-export function passwordOf(uri: string): string {
-  return decodeURIComponent(new URL(uri).password);
-}

@@ -30,3 +30,24 @@ export async function spawnServe(cwd: string, port: number, extraEnv: Record<str
   }
   return { child, exited, output: () => output, ms: Date.now() - started };
 }
+
+export interface CommandRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Another dbrest command (`introspect --json`, …) in `cwd`, with the same environment as spawnServe's. */
+export function runCommand(cwd: string, args: ReadonlyArray<string>): Promise<CommandRun> {
+  const env: Record<string, string> = { ...process.env, NO_COLOR: '1' } as Record<string, string>;
+  for (const k of Object.keys(env)) if (k.startsWith('DBREST_') || k.startsWith('PGRST_')) delete env[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
