@@ -89,7 +89,7 @@ export const COLUMNS_SQL = `
 WITH RECURSIVE
 ${DOMAIN_BASE_CTE},
 rels AS (
-  SELECT c.oid${EXPOSED_RELATIONS}
+  SELECT c.oid, c.relkind${EXPOSED_RELATIONS}
 ),
 enum_labels AS (
   SELECT e.enumtypid, json_agg(e.enumlabel ORDER BY e.enumsortorder) AS labels
@@ -126,7 +126,10 @@ columns AS (
       END,
       cd.description,
       coalesce(el.labels, '[]'::json),                                       -- enum values
-      a.attgenerated <> ''                                                   -- generated
+      a.attgenerated <> '',                                                  -- generated
+      a.attidentity::text,                                                   -- identity: a, d or ''
+      -- a view's column may not be writable (an expression); a CASE, as OR may evaluate both sides
+      CASE WHEN r.relkind = 'v' THEN pg_column_is_updatable(r.oid::regclass, a.attnum, true) ELSE true END -- updatable
     ) ORDER BY a.attnum) AS columns
   FROM rels r
   JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
