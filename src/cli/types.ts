@@ -8,6 +8,7 @@ import chalk from 'chalk';
 import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { AppConfig } from '../config/types.js';
+import { runningEmbeddedUri } from '../embedded/running.js';
 import { generateTypescript } from '../typegen/typescript.js';
 import type { CliIo } from './check-config.js';
 
@@ -27,8 +28,10 @@ export function schemaList(values: ReadonlyArray<string>): string[] {
 /** Returns the exit code. */
 export async function runTypes(config: AppConfig, opts: TypesRunOptions): Promise<number> {
   const { io } = opts;
-  if (!config.dbUri) {
-    io.stderr.write(`${chalk.red('✖')} db-uri: \`dbrest types\` needs a database (set db-uri)\n`);
+  // No db-uri: the embedded database of a `dbrest serve` running here, as in the README's tour.
+  const uri = config.dbUri ?? runningEmbeddedUri(path.resolve(io.cwd, config.dbEmbeddedDir));
+  if (!uri) {
+    io.stderr.write(`${chalk.red('✖')} db-uri: \`dbrest types\` needs a database (set db-uri, or run \`dbrest serve\` with its embedded database first)\n`);
     return 1;
   }
   const requested = schemaList(opts.schemas);
@@ -37,7 +40,7 @@ export async function runTypes(config: AppConfig, opts: TypesRunOptions): Promis
   const progress = (line: string): void => {
     if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(chalk.dim(`${line}\n`));
   };
-  const client = new pg.Client({ connectionString: config.dbUri });
+  const client = new pg.Client({ connectionString: uri });
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -296,7 +296,7 @@ class Generator {
     const t = parseTypeName(typeText);
     const base = t.schema === null ? (builtinTsType(t.name) ?? 'unknown') : this.named(t.schema, t.name, depth);
     if (!t.isArray) return base;
-    return /^[\w.$]+$/.test(base) ? `${base}[]` : `(${base})[]`;
+    return /[\s|&]/.test(base) ? `(${base})[]` : `${base}[]`;
   }
 
   /** A type of a schema of the user's: an enum, composite, domain, relation row, or extension type. */

@@ -2,14 +2,16 @@
 // postgrest-js's own tests (test/fixtures/sql/postgrest_js_full.sql). Checked with the TypeScript
 // compiler itself: typed queries (test/fixtures/typegen/queries.mts) compile, wrong ones do not, and
 // the types equal the ones supabase's generator printed for that schema
-// (test/fixtures/typegen/reference.generated.mts) except where the README says why.
+// (test/fixtures/typegen/reference.generated.mts) except where the README says why; what that
+// schema lacks is checked on test/fixtures/sql/typegen_extras.sql (test/fixtures/typegen/extras.mts).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
-import { createTestDatabase, fixture } from '../../helpers/db.js';
+import { runningEmbeddedUri } from '../../../src/embedded/running.js';
+import { clusterUri, createTestDatabase, fixture, queryOnce, withDatabase } from '../../helpers/db.js';
 
 const root = process.cwd(); // tests run from the repository root
 const bin = path.join(root, 'bin', 'dbrest.js');
@@ -29,7 +31,7 @@ const DOCUMENTED_DIFFERENCES = [
 ];
 
 t.test('dbrest types', async (t) => {
-  const db = await createTestDatabase([fixture('sql', 'postgrest_js_full.sql')]);
+  const db = await createTestDatabase([fixture('sql', 'postgrest_js_full.sql'), fixture('sql', 'typegen_extras.sql')]);
   t.teardown(() => db.drop());
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dbrest-types-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,6 +60,9 @@ t.test('dbrest types', async (t) => {
 
   t.test('typed queries compile, wrong ones do not; the types are supabase\'s but for the documented differences', async (t) => {
     writeFileSync(path.join(dir, 'database.mts'), printed.stdout);
+    const extras = run(['--schema', 'extras', '--output', 'extras-db.mts']);
+    t.equal(extras.code, 0, extras.stderr);
+    copyFileSync(fixture('typegen', 'extras.mts'), path.join(dir, 'extras.mts'));
     copyFileSync(fixture('typegen', 'queries.mts'), path.join(dir, 'queries.mts'));
     copyFileSync(fixture('typegen', 'compare.mts'), path.join(dir, 'compare.mts'));
     // The reference as supabase keeps it says `Json = unknown` (its tests' choice); the generator
@@ -70,7 +75,7 @@ t.test('dbrest types', async (t) => {
     );
     symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
 
-    const program = ts.createProgram([path.join(dir, 'queries.mts'), path.join(dir, 'compare.mts')], {
+    const program = ts.createProgram(['queries.mts', 'compare.mts', 'extras.mts'].map((f) => path.join(dir, f)), {
       strict: true,
       noEmit: true,
       target: ts.ScriptTarget.ES2022,
@@ -101,6 +106,26 @@ t.test('dbrest types', async (t) => {
     t.match(r.stdout, /^ {2}personal: \{$/m);
     t.notMatch(r.stdout, /^ {2}public: \{$/m);
     t.match(r.stdout, /type DefaultSchema = DatabaseWithoutInternals\[Extract<keyof Database, 'personal'>\]/);
+  });
+
+  t.test('with no db-uri: the embedded database a running `dbrest serve` started', async (t) => {
+    // A data directory as serve leaves it while running, pointing at the test cluster.
+    const cluster = new URL(clusterUri());
+    const dataDir = path.join(dir, 'embedded', 'pgdata');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(path.join(dir, 'embedded', 'pgdata.password'), decodeURIComponent(cluster.password) + '\n');
+    writeFileSync(path.join(dataDir, 'postmaster.pid'), [process.pid, dataDir, '0', cluster.port, '', '127.0.0.1', ''].join('\n'));
+    const uri = runningEmbeddedUri(dataDir);
+    t.ok(uri);
+    const u = new URL(uri!);
+    t.same([u.hostname, u.port, u.username, decodeURIComponent(u.password), u.pathname], ['127.0.0.1', cluster.port, 'postgres', decodeURIComponent(cluster.password), '/dbrest']);
+    if (cluster.username === 'postgres') {
+      t.same(await queryOnce(withDatabase(uri!, db.name), 'SELECT 1 AS one'), [{ one: 1 }], 'it connects');
+    }
+    // a postmaster that is gone: none
+    writeFileSync(path.join(dataDir, 'postmaster.pid'), ['999999999', dataDir, '0', cluster.port].join('\n'));
+    t.equal(runningEmbeddedUri(dataDir), null);
+    t.equal(runningEmbeddedUri(path.join(dir, 'nowhere')), null);
   });
 
   t.test('no database: exit 1 with one line', async (t) => {
