@@ -118,12 +118,13 @@ function representationsByType(rows: ReadonlyArray<RawRepresentationRow>): Repre
 
 function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representations): Relation {
   const isView = r.kind === 'v' || r.kind === 'm';
+  const readOnly = new Set(r.read_only_columns ?? []);
   return {
     schema: r.schema,
     name: r.name,
     kind: RELATION_KINDS[r.kind] ?? 'table',
     description: r.description,
-    columns: [...r.columns].sort((a, b) => a[1] - b[1]).map((c) => toColumn(c, reps)),
+    columns: [...r.columns].sort((a, b) => a[1] - b[1]).map((c) => toColumn(c, reps, readOnly)),
     primaryKey: isView ? (deps.viewPrimaryKeys.get(qkey(r)) ?? []) : [...r.primary_key],
     insertable: r.insertable,
     updatable: r.updatable,
@@ -131,8 +132,8 @@ function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representati
   };
 }
 
-function toColumn(c: RawColumn, reps: Representations): Column {
-  const [name, position, type, baseType, nullable, dflt, maxLength, description, enumValues, generated, identity, updatable] = c;
+function toColumn(c: RawColumn, reps: Representations, readOnly: ReadonlySet<string>): Column {
+  const [name, position, type, baseType, nullable, dflt, maxLength, description, enumValues, generated, identity] = c;
   const representation = reps.get(type);
   return {
     name,
@@ -146,7 +147,7 @@ function toColumn(c: RawColumn, reps: Representations): Column {
     position,
     generated,
     ...(identity === 'a' ? { identity: 'always' as const } : identity === 'd' ? { identity: 'by default' as const } : {}),
-    ...(updatable === false ? { updatable: false as const } : {}),
+    ...(readOnly.has(name) ? { updatable: false as const } : {}),
     ...(representation ? { representation } : {}),
   };
 }

@@ -27,8 +27,6 @@ export type RawColumn = readonly [
   generated: boolean,
   /** pg_attribute.attidentity: `a` ALWAYS, `d` BY DEFAULT, `` none (absent in older recordings). */
   identity?: string,
-  /** False for a view's column that cannot be written (pg_column_is_updatable); absent in older recordings. */
-  updatable?: boolean,
 ];
 
 /** pg_class.relkind of the relations we expose. */
@@ -46,6 +44,8 @@ export interface RawRelationRow {
   readonly deletable: boolean;
   /** Primary key columns in key order; empty for views (traced in build.ts) and keyless tables. */
   readonly primary_key: ReadonlyArray<string>;
+  /** A writable view's columns that cannot be written; null otherwise (absent in older recordings). */
+  readonly read_only_columns?: ReadonlyArray<string> | null;
   readonly columns: ReadonlyArray<RawColumn>;
 }
 

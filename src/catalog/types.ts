@@ -24,7 +24,7 @@ export interface Column {
   readonly generated: boolean;
   /** GENERATED ALWAYS / BY DEFAULT AS IDENTITY; absent otherwise. */
   readonly identity?: 'always' | 'by default';
-  /** False for a view's column that cannot be written (an expression); absent when it can. */
+  /** False for a column of a writable view that cannot be written (an expression); absent otherwise. */
   readonly updatable?: false;
   /**
    * Domain representations: the function of an implicit cast from this column's domain to json
