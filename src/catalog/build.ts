@@ -19,6 +19,7 @@ import type {
   RoutineParam,
   RoutineReturn,
   SchemaCache,
+  UserType,
   Volatility,
 } from './types.js';
 import type {
@@ -30,6 +31,7 @@ import type {
   RawRelationRow,
   RawRepresentationRow,
   RawRoutineRow,
+  RawTypeRow,
   RawViewSourceRow,
 } from './raw.js';
 
@@ -61,6 +63,7 @@ export function buildSchemaCache(raw: RawCatalog, schemas: readonly string[]): S
     relationships: [] as Relationship[],
     routines,
     mediaHandlers,
+    types: sortBy((raw.types ?? []).filter((t) => exposed.has(t.schema)).flatMap(toUserType), (t) => [t.schema, t.name]),
     serverVersion: raw.version[0]?.server_version_num ?? 0,
   };
   // Relationships are worked out on first use (the first embed, OpenAPI, introspect): on a big
@@ -115,12 +118,13 @@ function representationsByType(rows: ReadonlyArray<RawRepresentationRow>): Repre
 
 function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representations): Relation {
   const isView = r.kind === 'v' || r.kind === 'm';
+  const readOnly = new Set(r.read_only_columns ?? []);
   return {
     schema: r.schema,
     name: r.name,
     kind: RELATION_KINDS[r.kind] ?? 'table',
     description: r.description,
-    columns: [...r.columns].sort((a, b) => a[1] - b[1]).map((c) => toColumn(c, reps)),
+    columns: [...r.columns].sort((a, b) => a[1] - b[1]).map((c) => toColumn(c, reps, readOnly)),
     primaryKey: isView ? (deps.viewPrimaryKeys.get(qkey(r)) ?? []) : [...r.primary_key],
     insertable: r.insertable,
     updatable: r.updatable,
@@ -128,8 +132,8 @@ function toRelation(r: RawRelationRow, deps: KeyDependencies, reps: Representati
   };
 }
 
-function toColumn(c: RawColumn, reps: Representations): Column {
-  const [name, position, type, baseType, nullable, dflt, maxLength, description, enumValues, generated] = c;
+function toColumn(c: RawColumn, reps: Representations, readOnly: ReadonlySet<string>): Column {
+  const [name, position, type, baseType, nullable, dflt, maxLength, description, enumValues, generated, identity] = c;
   const representation = reps.get(type);
   return {
     name,
@@ -142,6 +146,8 @@ function toColumn(c: RawColumn, reps: Representations): Column {
     enumValues: [...(enumValues ?? [])],
     position,
     generated,
+    ...(identity === 'a' ? { identity: 'always' as const } : identity === 'd' ? { identity: 'by default' as const } : {}),
+    ...(readOnly.has(name) ? { updatable: false as const } : {}),
     ...(representation ? { representation } : {}),
   };
 }
@@ -464,10 +470,11 @@ function buildRelationships(
     }
   }
 
-  // 3. inverses: m2o → o2m, o2o → o2o the other way.
-  const inverses: FkRel[] = toOne.map((r) =>
-    fkRel(r.to, r.from, r.cardinality === 'm2o' ? 'o2m' : 'o2o', r.constraintName, r.columns.map(([a, b]) => [b, a] as const), r.isSelf),
-  );
+  // 3. inverses: m2o → o2m, o2o → o2o the other way (from the parent, the referenced side).
+  const inverses: FkRel[] = toOne.map((r) => {
+    const inverse = fkRel(r.to, r.from, r.cardinality === 'm2o' ? 'o2m' : 'o2o', r.constraintName, r.columns.map(([a, b]) => [b, a] as const), r.isSelf);
+    return r.cardinality === 'o2o' ? { ...inverse, isParent: true as const } : inverse;
+  });
 
   // 4. keep what is between exposed relations (and through an exposed junction). Looked up by
   //    schema then name: no key string is built for each of the tens of thousands of candidates.
@@ -578,6 +585,7 @@ function toRoutine(r: RawRoutineRow): Routine {
     volatility: VOLATILITIES[r.volatility] ?? 'volatile',
     isProcedure: r.kind === 'p',
     signature: r.signature,
+    ...(r.returns_set && r.rows !== undefined ? { rows: r.rows } : {}),
   };
 }
 
@@ -595,6 +603,17 @@ function toReturn(r: RawRoutineRow): RoutineReturn {
     };
   }
   return { kind: 'scalar', type: r.return_type, setOf: r.returns_set };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types (enums, composite types, domains)
+
+function toUserType(t: RawTypeRow): UserType[] {
+  const name = { schema: t.schema, name: t.name };
+  if (t.kind === 'e') return [{ ...name, kind: 'enum', values: [...(t.enum_values ?? [])] }];
+  if (t.kind === 'c') return [{ ...name, kind: 'composite', attributes: (t.attributes ?? []).map(([n, type]) => ({ name: n, type })) }];
+  if (t.kind === 'd' && t.base_type !== null) return [{ ...name, kind: 'domain', base: t.base_type }];
+  return [];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { MEDIA_HANDLERS_SQL } from './sql/media-handlers.js';
 import { COLUMNS_SQL, RELATIONS_SQL } from './sql/relations.js';
 import { REPRESENTATIONS_SQL } from './sql/representations.js';
 import { ROUTINES_SQL } from './sql/routines.js';
+import { TYPES_SQL } from './sql/types.js';
 import { SERVER_VERSION_SQL } from './sql/version.js';
 import { VIEW_SOURCES_SQL } from './sql/view-sources.js';
 
@@ -106,6 +107,7 @@ export async function fetchCatalog(
         computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
         mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
         representations: await run(other, REPRESENTATIONS_SQL),
+        types: await run(other, TYPES_SQL, params),
       }))(),
     ]);
     const byOid = new Map<number, RawColumn[]>();

@@ -25,6 +25,8 @@ export type RawColumn = readonly [
   description: string | null,
   enumValues: ReadonlyArray<string>,
   generated: boolean,
+  /** pg_attribute.attidentity: `a` ALWAYS, `d` BY DEFAULT, `` none (absent in older recordings). */
+  identity?: string,
 ];
 
 /** pg_class.relkind of the relations we expose. */
@@ -42,6 +44,8 @@ export interface RawRelationRow {
   readonly deletable: boolean;
   /** Primary key columns in key order; empty for views (traced in build.ts) and keyless tables. */
   readonly primary_key: ReadonlyArray<string>;
+  /** A writable view's columns that cannot be written; null otherwise (absent in older recordings). */
+  readonly read_only_columns?: ReadonlyArray<string> | null;
   readonly columns: ReadonlyArray<RawColumn>;
 }
 
@@ -110,6 +114,8 @@ export interface RawRoutineRow {
   /** relkind when the resolved return type is a row type (`c` for a standalone composite type). */
   readonly return_base_relkind: string | null;
   readonly params: ReadonlyArray<RawRoutineParam>;
+  /** prorows: the planner's row estimate of a SETOF function (0 otherwise); absent in older recordings. */
+  readonly rows?: number;
 }
 
 /** sql/computed-relationships.ts */
@@ -148,6 +154,20 @@ export interface RawCatalog {
   readonly mediaHandlers: ReadonlyArray<RawMediaHandlerRow>;
   /** sql/representations.ts; absent in catalogs recorded before it existed. */
   readonly representations?: ReadonlyArray<RawRepresentationRow>;
+  /** sql/types.ts; absent in catalogs recorded before it existed. */
+  readonly types?: ReadonlyArray<RawTypeRow>;
+}
+
+/** sql/types.ts: an enum, standalone composite type or domain of an exposed schema. */
+export interface RawTypeRow {
+  readonly schema: string;
+  readonly name: string;
+  /** typtype: e enum, c composite, d domain */
+  readonly kind: string;
+  readonly enum_values: ReadonlyArray<string> | null;
+  /** `[name, format_type]` per attribute */
+  readonly attributes: ReadonlyArray<readonly [string, string]> | null;
+  readonly base_type: string | null;
 }
 
 /** sql/representations.ts: an implicit cast by function between a domain and json or text. */

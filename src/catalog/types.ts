@@ -22,6 +22,10 @@ export interface Column {
   readonly enumValues: ReadonlyArray<string>;
   readonly position: number;
   readonly generated: boolean;
+  /** GENERATED ALWAYS / BY DEFAULT AS IDENTITY; absent otherwise. */
+  readonly identity?: 'always' | 'by default';
+  /** False for a column of a writable view that cannot be written (an expression); absent otherwise. */
+  readonly updatable?: false;
   /**
    * Domain representations: the function of an implicit cast from this column's domain to json
    * (applied to the column's JSON output), from json (applied to a JSON payload value) and from
@@ -78,6 +82,11 @@ export interface ForeignKeyRelationship {
   readonly columns: ColumnPairs;
   readonly junction: Junction | null;
   readonly isSelf: boolean;
+  /**
+   * o2o only: true on the direction from the referenced relation to the one holding the FK
+   * (PostgREST's O2O isParent), absent on the FK's own direction.
+   */
+  readonly isParent?: true;
 }
 
 /** A function `f(row_type) returns setof t | t` used as an embeddable relation. */
@@ -118,6 +127,8 @@ export interface Routine extends QualifiedName {
   readonly isProcedure: boolean;
   /** Postgres' oid::regprocedure text; distinguishes overloads. */
   readonly signature: string;
+  /** ROWS estimate of a SETOF function (1000 unless declared); absent when not SETOF. */
+  readonly rows?: number;
 }
 
 /**
@@ -137,6 +148,13 @@ export interface MediaHandler {
   readonly isAggregate: boolean;
 }
 
+/** An enum, standalone composite type or domain of an exposed schema (for `dbrest types`). */
+export type UserType =
+  | (QualifiedName & { readonly kind: 'enum'; readonly values: ReadonlyArray<string> })
+  | (QualifiedName & { readonly kind: 'composite'; readonly attributes: ReadonlyArray<{ readonly name: string; readonly type: string }> })
+  /** `base`: the format_type() spelling of the type under the domain. */
+  | (QualifiedName & { readonly kind: 'domain'; readonly base: string });
+
 export interface SchemaCache {
   readonly version: 1;
   /** Exposed schemas in configuration order; the first is the default. */
@@ -145,6 +163,8 @@ export interface SchemaCache {
   readonly relationships: ReadonlyArray<Relationship>;
   readonly routines: ReadonlyArray<Routine>;
   readonly mediaHandlers: ReadonlyArray<MediaHandler>;
+  /** Enums, composite types and domains of the exposed schemas (absent from caches built by hand). */
+  readonly types?: ReadonlyArray<UserType>;
   /** Postgres server_version_num, e.g. 180000. */
   readonly serverVersion: number;
 }

@@ -176,6 +176,21 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
   });
 
   addConfigOptions(
+    program.command('types')
+      .description('print TypeScript types of the exposed schemas, for a typed @supabase/postgrest-js client')
+      .argument('[config-file]', configFileArg)
+      .option('--schema <schema>', 'only these schemas (repeatable, or a comma list); the first is the default', (v: string, prev: string[] = []) => [...prev, v])
+      .option('--output <file>', 'write the types to this file instead of stdout'),
+  ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
+    exitCode = await withConfig(file, opts, async (loaded, ctx) =>
+      (await import('./types.js')).runTypes(loaded.config, {
+        io: ctx.io,
+        schemas: Array.isArray(opts['schema']) ? (opts['schema'] as string[]) : [],
+        output: typeof opts['output'] === 'string' ? opts['output'] : undefined,
+      }));
+  });
+
+  addConfigOptions(
     program.command('check-config')
       .description('print the resolved configuration with the source of each key; exit 1 on any problem')
       .argument('[config-file]', configFileArg),

@@ -74,7 +74,15 @@ SELECT
   (r.updatable_mask & 8) = 8 AS insertable,
   (r.updatable_mask & 4) = 4 AS updatable,
   (r.updatable_mask & 16) = 16 AS deletable,
-  coalesce(pk.columns, '[]'::json) AS primary_key
+  coalesce(pk.columns, '[]'::json) AS primary_key,
+  -- A writable view's columns that cannot be written (expressions). Asked here, not with the
+  -- columns: pg_relation_is_updatable above has opened these views in this backend already.
+  CASE WHEN r.relkind = 'v' AND r.updatable_mask <> 0 THEN (
+    SELECT coalesce(json_agg(a.attname ORDER BY a.attnum), '[]'::json)
+    FROM pg_attribute a
+    WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped
+      AND NOT pg_column_is_updatable(r.oid::regclass, a.attnum, true)
+  ) END AS read_only_columns
 FROM rels r
 LEFT JOIN pg_description d ON d.objoid = r.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
 LEFT JOIN primary_keys pk ON pk.conrelid = r.oid
@@ -126,7 +134,8 @@ columns AS (
       END,
       cd.description,
       coalesce(el.labels, '[]'::json),                                       -- enum values
-      a.attgenerated <> ''                                                   -- generated
+      a.attgenerated <> '',                                                  -- generated
+      a.attidentity::text                                                    -- identity: a, d or ''
     ) ORDER BY a.attnum) AS columns
   FROM rels r
   JOIN pg_attribute a ON a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped

@@ -26,6 +26,7 @@ SELECT
   p.proretset AS returns_set,
   p.pronargs AS nargs,
   p.pronargdefaults AS nargdefaults,
+  CASE WHEN p.proretset THEN p.prorows::int ELSE 0 END AS rows,
   format_type(p.prorettype, NULL) AS return_type,
   rt.typtype::text AS return_base_typtype,
   rtn.nspname AS return_base_schema,

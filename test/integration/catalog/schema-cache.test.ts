@@ -331,6 +331,7 @@ t.test('determinism and the exposed schemas', async (t) => {
     routines: [...raw.routines].reverse(),
     computedRelationships: [...raw.computedRelationships].reverse(),
     mediaHandlers: [...raw.mediaHandlers].reverse(),
+    types: [...(raw.types ?? [])].reverse(),
   };
   t.equal(JSON.stringify(buildSchemaCache(reversed, SCHEMAS)), JSON.stringify(cache), 'row order does not matter');
 

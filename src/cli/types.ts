@@ -1,0 +1,65 @@
+// `dbrest types [config-file] [--schema S]… [--output FILE]`: TypeScript types of the exposed
+// schemas for a typed @supabase/postgrest-js client (`new PostgrestClient<Database>(url)`). Wiring
+// only: the schema cache comes from catalog/load.ts (as `introspect`'s does), the text from
+// typegen/typescript.ts.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import chalk from 'chalk';
+import pg from 'pg';
+import { loadSchemaCache } from '../catalog/load.js';
+import type { AppConfig } from '../config/types.js';
+import { runningEmbeddedUri } from '../embedded/running.js';
+import { generateTypescript } from '../typegen/typescript.js';
+import type { CliIo } from './check-config.js';
+
+export interface TypesRunOptions {
+  readonly io: CliIo;
+  /** `--schema` values as given (each may be a comma list); the configured db-schemas when empty. */
+  readonly schemas: ReadonlyArray<string>;
+  /** `--output FILE`, relative to the working directory; stdout when absent. */
+  readonly output?: string | undefined;
+}
+
+/** `--schema a,b --schema c` → [a, b, c], without blanks or repeats. */
+export function schemaList(values: ReadonlyArray<string>): string[] {
+  return [...new Set(values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))];
+}
+
+/** Returns the exit code. */
+export async function runTypes(config: AppConfig, opts: TypesRunOptions): Promise<number> {
+  const { io } = opts;
+  // No db-uri: the embedded database of a `dbrest serve` running here, as in the README's tour.
+  const uri = config.dbUri ?? runningEmbeddedUri(path.resolve(io.cwd, config.dbEmbeddedDir));
+  if (!uri) {
+    io.stderr.write(`${chalk.red('✖')} db-uri: \`dbrest types\` needs a database (set db-uri, or run \`dbrest serve\` with its embedded database first)\n`);
+    return 1;
+  }
+  const requested = schemaList(opts.schemas);
+  const schemas = requested.length > 0 ? requested : [...config.dbSchemas];
+  // Progress for a person watching (a big catalog takes seconds); nothing when stderr is a pipe or file.
+  const progress = (line: string): void => {
+    if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(chalk.dim(`${line}\n`));
+  };
+  const client = new pg.Client({ connectionString: uri });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    progress(`reading the schema cache of ${schemas.join(', ')}…`);
+    const { cache, fetchMs, buildMs } = await loadSchemaCache(client, schemas);
+    progress(`${cache.relations.length} relations, ${cache.routines.length} functions, ${cache.types?.length ?? 0} types (fetched in ${fetchMs.toFixed(0)} ms, built in ${buildMs.toFixed(0)} ms)`);
+    const text = generateTypescript(cache);
+    if (opts.output === undefined) {
+      io.stdout.write(text);
+    } else {
+      const file = path.resolve(io.cwd, opts.output);
+      writeFileSync(file, text);
+      progress(`wrote ${file}`);
+    }
+    return 0;
+  } catch (e) {
+    io.stderr.write(`${chalk.red('✖')} types failed: ${(e as Error).message}\n`);
+    return 1;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
