@@ -8,9 +8,9 @@ import chalk from 'chalk';
 import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { AppConfig } from '../config/types.js';
-import { runningEmbeddedUri } from '../embedded/running.js';
 import { generateTypescript } from '../typegen/typescript.js';
 import type { CliIo } from './check-config.js';
+import { withCommandDatabase } from './database.js';
 
 export interface TypesRunOptions {
   readonly io: CliIo;
@@ -27,13 +27,12 @@ export function schemaList(values: ReadonlyArray<string>): string[] {
 
 /** Returns the exit code. */
 export async function runTypes(config: AppConfig, opts: TypesRunOptions): Promise<number> {
+  // No db-uri: the embedded default, as `serve` runs it (its database, or one started for the command).
+  return withCommandDatabase(config, 'types', opts.io.stderr, (effective) => generate(effective.dbUri!, effective, opts));
+}
+
+async function generate(uri: string, config: AppConfig, opts: TypesRunOptions): Promise<number> {
   const { io } = opts;
-  // No db-uri: the embedded database of a `dbrest serve` running here, as in the README's tour.
-  const uri = config.dbUri ?? runningEmbeddedUri(path.resolve(io.cwd, config.dbEmbeddedDir));
-  if (!uri) {
-    io.stderr.write(`${chalk.red('✖')} db-uri: \`dbrest types\` needs a database (set db-uri, or run \`dbrest serve\` with its embedded database first)\n`);
-    return 1;
-  }
   const requested = schemaList(opts.schemas);
   const schemas = requested.length > 0 ? requested : [...config.dbSchemas];
   // Progress for a person watching (a big catalog takes seconds); nothing when stderr is a pipe or file.

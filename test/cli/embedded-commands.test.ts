@@ -1,4 +1,4 @@
-// The embedded default's other commands (issue #32): in a directory with no configuration, `introspect`
+// The embedded default's other commands (issue #32): in a directory with no configuration, `introspect`, `types`
 // and `openapi` reach the database serve would use (starting it for their duration and stopping it, or
 // using the one a running serve has), also when a serve starts at the same moment; `check-config` shows
 // serve's anonymous role and one line per mount; `db-uri` prints a working URI, password masked.
@@ -42,6 +42,11 @@ t.test('with no serve running: introspect and openapi start the database for the
   t.ok(paths['/api/v2/pages'], "and the examples' mounts, as serve documents them");
   t.notOk(existsSync(pidFile));
 
+  const types = await runCommand(cwd, ['types']);
+  t.equal(types.code, 0, types.stderr);
+  t.match(types.stdout, /^ {6}films: \{$/m, 'types of the quickstart tables');
+  t.notOk(existsSync(pidFile));
+
   const uri = await runCommand(cwd, ['db-uri']);
   t.equal(uri.code, 1, 'db-uri has no URI to print while no serve runs');
   t.match(uri.stderr, /no dbrest serve runs the embedded PostgreSQL of .*: start one/);
@@ -71,6 +76,10 @@ t.test('while a serve runs: the commands use its database; db-uri prints it', as
   const doc = await runCommand(cwd, ['openapi']);
   t.equal(doc.code, 0, doc.stderr);
   t.ok((JSON.parse(doc.stdout) as { paths: Record<string, unknown> }).paths['/films']);
+  const types = await runCommand(cwd, ['types']);
+  t.equal(types.code, 0, types.stderr);
+  t.match(types.stderr, /using the embedded PostgreSQL of dbrest serve \(PID \d+\)/);
+  t.match(types.stdout, /^ {6}films: \{$/m);
   t.equal(postmasterPid(), pid, "serve's database was neither stopped nor replaced");
   t.equal((await httpRequest(`http://localhost:${port}/films?select=title&limit=1`)).status, 200);
 

@@ -5,13 +5,12 @@
 // (test/fixtures/typegen/reference.generated.mts) except where the README says why; what that
 // schema lacks is checked on test/fixtures/sql/typegen_extras.sql (test/fixtures/typegen/extras.mts).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
-import { runningEmbeddedUri } from '../../../src/embedded/running.js';
-import { clusterUri, createTestDatabase, fixture, queryOnce, withDatabase } from '../../helpers/db.js';
+import { createTestDatabase, fixture } from '../../helpers/db.js';
 
 const root = process.cwd(); // tests run from the repository root
 const bin = path.join(root, 'bin', 'dbrest.js');
@@ -112,30 +111,12 @@ t.test('dbrest types', async (t) => {
     t.match(r.stdout, /type DefaultSchema = DatabaseWithoutInternals\[Extract<keyof Database, 'personal'>\]/);
   });
 
-  t.test('with no db-uri: the embedded database a running `dbrest serve` started', async (t) => {
-    // A data directory as serve leaves it while running, pointing at the test cluster.
-    const cluster = new URL(clusterUri());
-    const dataDir = path.join(dir, 'embedded', 'pgdata');
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(path.join(dir, 'embedded', 'pgdata.password'), decodeURIComponent(cluster.password) + '\n');
-    writeFileSync(path.join(dataDir, 'postmaster.pid'), [process.pid, dataDir, '0', cluster.port, '', '127.0.0.1', ''].join('\n'));
-    const uri = runningEmbeddedUri(dataDir);
-    t.ok(uri);
-    const u = new URL(uri!);
-    t.same([u.hostname, u.port, u.username, decodeURIComponent(u.password), u.pathname], ['127.0.0.1', cluster.port, 'postgres', decodeURIComponent(cluster.password), '/dbrest']);
-    if (cluster.username === 'postgres') {
-      t.same(await queryOnce(withDatabase(uri!, db.name), 'SELECT 1 AS one'), [{ one: 1 }], 'it connects');
-    }
-    // a postmaster that is gone: none
-    writeFileSync(path.join(dataDir, 'postmaster.pid'), ['999999999', dataDir, '0', cluster.port].join('\n'));
-    t.equal(runningEmbeddedUri(dataDir), null);
-    t.equal(runningEmbeddedUri(path.join(dir, 'nowhere')), null);
-  });
-
-  t.test('no database: exit 1 with one line', async (t) => {
-    const r = run([], { DBREST_DB_URI: '' });
+  t.test('no db-uri and no embedded database to be had: exit 1 with one line', async (t) => {
+    // With no db-uri, types uses the embedded default as serve runs it (test/cli/embedded-commands);
+    // here its directory cannot be made.
+    const r = run([], { DBREST_DB_URI: '', DBREST_DB_EMBEDDED_DIR: '/dev/null/pgdata' });
     t.equal(r.code, 1);
-    t.match(r.stderr, /db-uri: `dbrest types` needs a database/);
+    t.match(r.stderr, /the embedded PostgreSQL did not start/);
     t.equal(r.stdout, '');
   });
 });
