@@ -21,6 +21,14 @@ export interface ServeContext {
 }
 
 /**
+ * db-statement-timeout when it is unset and the database is the embedded one: anyone may reach the
+ * embedded default anonymously, and nothing its examples or a developer's API do legitimately takes
+ * 10 s. A db-uri's database keeps its own policy (PostgREST sets none; Supabase bounds each role
+ * with ALTER ROLE … SET statement_timeout, which dbrest honours), so there it is off unless set.
+ */
+export const EMBEDDED_STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
  * The embedded default's configuration: the embedded database, its anonymous role, and the route
  * mounts of the bundled examples after any the configuration has. An example whose routes do not
  * parse is reported and left out.
@@ -33,7 +41,13 @@ function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) =>
     if (parsed.ok) routes.push(...parsed.value);
     else for (const i of parsed.issues) report(`examples/${example.name}/routes.json${i.path ?? ''}: ${i.message}`);
   }
-  return { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE, routes };
+  return {
+    ...config,
+    dbUri,
+    dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE,
+    dbStatementTimeout: config.dbStatementTimeout ?? EMBEDDED_STATEMENT_TIMEOUT_MS,
+    routes,
+  };
 }
 
 export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
