@@ -33,7 +33,7 @@ export const EMBEDDED_STATEMENT_TIMEOUT_MS = 10_000;
  * mounts of the bundled examples after any the configuration has. An example whose routes do not
  * parse is reported and left out.
  */
-function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) => void): AppConfig {
+export function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) => void): AppConfig {
   const routes: RouteGroup[] = [...config.routes];
   for (const example of listExamples()) {
     if (example.routes === null) continue;
