@@ -37,6 +37,16 @@ function statementTimedOut(e: ApiError): ApiError {
   };
 }
 
+/**
+ * 54011 (too_many_columns): `select=id,id,…` past PostgreSQL's 1,664 output columns, a few KB of
+ * query string. PostgREST answers the 54 class 500; this one is the request's doing and costs
+ * PostgreSQL nothing (refused while parsing), so 400, PostgreSQL's code and message kept.
+ */
+const TOO_MANY_COLUMNS = '54011';
+function tooManyColumns(e: ApiError): ApiError {
+  return { ...e, status: 400, hint: e.hint ?? 'Select fewer columns in one request' };
+}
+
 /** DBRST422: a buffered answer over server-max-response-bytes, refused in SQL (sql/response-cap.ts). */
 function responseTooLarge(bytes: number, cap: number): ApiError {
   return errors.DBRST422(`The response would be ${bytes} bytes; at most ${cap} are sent whole`, {
@@ -56,6 +66,7 @@ export function apiErrorFromTx(outcome: Exclude<TxOutcome, { ok: true }>, authen
       }
       const capped = responseCapFailure(e);
       if (capped !== null) return responseTooLarge(capped.bytes, capped.cap);
+      if (e.code === TOO_MANY_COLUMNS) return tooManyColumns(apiErrorFromPg(e, authenticated));
       if (e.code === '57014' && STATEMENT_TIMEOUT.test(e.message)) return statementTimedOut(apiErrorFromPg(e, authenticated));
       return apiErrorFromPg(e, authenticated);
     }

@@ -77,6 +77,15 @@ t.test('defaults: depth 8, 64 embeds', async (t) => {
   });
 });
 
+t.test('thousands of columns: 400 54011, not a server error', async (t) => {
+  const s = await startQuickstart(t);
+  const res = await s.request(`/films?select=${Array(2000).fill('id').join(',')}`);
+  t.equal(res.status, 400);
+  t.equal(res.json().code, '54011');
+  t.equal(res.json().hint, 'Select fewer columns in one request');
+  t.equal((await s.request('/films?select=id&id=eq.1')).status, 200, 'the server answers the next request');
+});
+
 t.test('0 lifts a bound', async (t) => {
   const s = await startQuickstart(t, { 'db-max-embed-depth': '0', 'db-max-embeds': '0' });
   const deep = await s.request(`/films?select=${exponential(5)}&id=eq.1`);
