@@ -45,7 +45,11 @@ export function bearerToken(authorizationHeader: string | undefined): string | u
 }
 
 /** Build the authenticator once per configuration; rejects when `jwt-secret` or the role claim key is invalid. */
-export async function createAuthenticator(cfg: AppConfig): Promise<Authenticator> {
+/**
+ * `authenticatorRole`: the role dbrest logs in as (null while unknown); a token naming it, or
+ * `none` (SET ROLE none goes back to it), is refused.
+ */
+export async function createAuthenticator(cfg: AppConfig, authenticatorRole: () => string | null = () => null): Promise<Authenticator> {
   const rolePath = parseRoleClaimKey(cfg.jwtRoleClaimKey);
   if (!rolePath.ok) throw new Error(rolePath.error);
 
@@ -68,6 +72,7 @@ export async function createAuthenticator(cfg: AppConfig): Promise<Authenticator
     audience: cfg.jwtAud === null || cfg.jwtAud === '' ? null : cfg.jwtAud,
     cache,
     cacheLifetimeMs: cfg.jwtCacheMaxLifetime * 1000,
+    authenticatorRole,
   });
 }
 
@@ -78,6 +83,7 @@ interface Settings {
   readonly audience: string | null;
   readonly cache: ExpiringLruCache<AuthResult> | null;
   readonly cacheLifetimeMs: number;
+  readonly authenticatorRole: () => string | null;
 }
 
 class JwtAuthenticator implements Authenticator {
@@ -106,6 +112,7 @@ class JwtAuthenticator implements Authenticator {
     if (invalid !== null) return err(invalid);
 
     const claimedRole = roleFromClaims(claims.value, this.s.rolePath);
+    if (claimedRole !== undefined && (claimedRole === 'none' || claimedRole === this.s.authenticatorRole())) return err(authenticatorClaimed(claimedRole));
     const role = claimedRole ?? this.s.anonRole;
     if (role === null) return err(anonymousDisabled());
     const result: AuthResult = Object.freeze({
@@ -197,6 +204,18 @@ function validateClaims(claims: Readonly<Record<string, unknown>>, nowSeconds: n
 }
 
 // ---- errors ----------------------------------------------------------------------------------
+
+/**
+ * DBRST304 (403): the token is genuine (signature and claims held), so this is not a 401 asking
+ * for other credentials; it asks for a role requests may not take, as PostgreSQL refuses a SET ROLE
+ * to a role not granted (42501, 403 for an authenticated request). Running as the authenticator
+ * (or `none`, which resets to it) would bypass every grant the API's roles were given.
+ */
+function authenticatorClaimed(role: string): ApiError {
+  return errors.DBRST304(`The JWT role claim names a role requests may not run as: ${JSON.stringify(role)}`, {
+    hint: 'Sign the token with one of the roles the authenticator is granted, not the authenticator itself',
+  });
+}
 
 function invalidToken(code: 'DBRST301' | 'DBRST303', message: string, details?: string): ApiError {
   const description = message.replace(/[\\"]/g, (c) => `\\${c}`);

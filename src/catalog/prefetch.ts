@@ -4,12 +4,14 @@
 // short-lived connections of its own (the pool does not exist yet) and also reads the role
 // settings the first load needs; start.ts takes the result as its first load, or, if this one
 // failed, loads again the ordinary way (and reports the error from there).
-import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
+import { fetchRoleSettings, fetchSessionUser, type RoleSettings } from '../db/role-settings.js';
 import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from './load.js';
 
 export interface PrefetchedSchemaCache {
   readonly loaded: LoadedSchemaCache;
   readonly roleSettings: RoleSettings;
+  /** The authenticator role (session_user). */
+  readonly sessionUser: string | null;
 }
 
 export async function prefetchSchemaCache(
@@ -23,7 +25,8 @@ export async function prefetchSchemaCache(
     if (main === null) throw new Error('could not connect to read the schema cache');
     const loaded = await loadSchemaCache(main.client, schemas, helper?.client ?? null);
     const roleSettings = await fetchRoleSettings(main.client as Parameters<typeof fetchRoleSettings>[0], hoistedSettings);
-    return { loaded, roleSettings };
+    const sessionUser = await fetchSessionUser(main.client as Parameters<typeof fetchSessionUser>[0]);
+    return { loaded, roleSettings, sessionUser };
   } finally {
     await Promise.all([main?.close(), helper?.close()]);
   }

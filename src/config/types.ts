@@ -64,6 +64,9 @@ export interface AppConfig {
   readonly dbPreConfig: string | null;
   readonly dbEmbeddedDir: string;
   readonly dbEmbeddedDurable: boolean;
+  readonly dbMaxEmbedDepth: number;            // 0: no limit
+  readonly dbMaxEmbeds: number;                // 0: no limit
+  readonly dbStatementTimeout: number | null;  // milliseconds; 0: off; null: on (10 s) for the embedded default only
   readonly jwtSecret: string | null;
   readonly jwtSecretIsBase64: boolean;
   readonly jwtAud: string | null;
@@ -82,6 +85,7 @@ export interface AppConfig {
   readonly serverReuseport: boolean;
   readonly serverCorsAllowedOrigins: ReadonlyArray<string> | null;
   readonly serverMaxBodySize: number;          // bytes
+  readonly serverMaxResponseBytes: number;     // bytes; 0: no limit
   /** Rows above which a read or set-returning call may be streamed (http/stream.ts). */
   readonly serverStreamThreshold: number;
   readonly serverTimingEnabled: boolean;

@@ -32,3 +32,13 @@ export async function fetchRoleSettings(client: RoleSettingsClient, hoisted: Rea
   }
   return new Map([...out].map(([role, m]) => [role, [...m]]));
 }
+
+/**
+ * The role dbrest logs in as (the authenticator), read with the schema cache: a JWT may not name it,
+ * since SET ROLE to it would lift every privilege the request roles were denied (auth/jwt.ts).
+ */
+export async function fetchSessionUser(client: { query(text: string): Promise<{ rows: Array<{ session_user?: unknown }> }> }): Promise<string | null> {
+  const { rows } = await client.query('SELECT session_user');
+  const name = rows[0]?.session_user;
+  return typeof name === 'string' ? name : null;
+}

@@ -38,12 +38,26 @@ export function exampleRoutes(report: (m: string) => void): RouteSource[] {
 }
 
 /**
+ * db-statement-timeout when it is unset and the database is the embedded one: anyone may reach the
+ * embedded default anonymously, and nothing its examples or a developer's API do legitimately takes
+ * 10 s. A db-uri's database keeps its own policy (PostgREST sets none; Supabase bounds each role
+ * with ALTER ROLE … SET statement_timeout, which dbrest honours), so there it is off unless set.
+ */
+export const EMBEDDED_STATEMENT_TIMEOUT_MS = 10_000;
+
+/**
  * The embedded default's configuration: the embedded database (`dbUri`; null before it is known), its
  * anonymous role, and the route mounts of the bundled examples after any the configuration has.
  */
 export function embeddedConfig(config: AppConfig, dbUri: string | null, report: (m: string) => void): AppConfig {
   const routes: RouteGroup[] = [...config.routes, ...exampleRoutes(report).flatMap((r) => r.groups)];
-  return { ...config, dbUri, dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE, routes };
+  return {
+    ...config,
+    dbUri,
+    dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE,
+    dbStatementTimeout: config.dbStatementTimeout ?? EMBEDDED_STATEMENT_TIMEOUT_MS,
+    routes,
+  };
 }
 
 export interface EmbeddedDefault {

@@ -66,6 +66,7 @@ export const errors = {
   DBRST301: def('DBRST301', 401), // JWT undecodable / invalid
   DBRST302: def('DBRST302', 401), // anonymous access disabled
   DBRST303: def('DBRST303', 401), // JWT claims invalid
+  DBRST304: def('DBRST304', 403), // JWT role claim names the authenticator role (or `none`): dbrest's own
   // 4xx: route mounts and HTTP-level limits (dbrest's own; PostgREST has no such group)
   DBRST400: def('DBRST400', 404), // no mount for this path under a mount prefix
   DBRST401: def('DBRST401', 405), // the path is mounted, not for this method (with Allow)
@@ -75,6 +76,11 @@ export const errors = {
   DBRST405: def('DBRST405', 414), // request line (its target URI) longer than the server accepts
   DBRST406: def('DBRST406', 431), // header block larger than the server accepts
   DBRST407: def('DBRST407', 400), // not a well-formed HTTP/1.x request (rejected by the HTTP parser)
+  // 42x: the request cost budget (issue #26), refused before the query runs (a range of its own:
+  // 408+ is left to the HTTP-level limits above)
+  DBRST420: def('DBRST420', 400), // select nests embeds deeper than db-max-embed-depth
+  DBRST421: def('DBRST421', 400), // select has more embeds than db-max-embeds
+  DBRST422: def('DBRST422', 400), // a buffered answer larger than server-max-response-bytes (checked in SQL, rolled back)
   // X: internal
   DBRSTX00: def('DBRSTX00', 500), // connection library internal error
 } as const;

@@ -48,7 +48,7 @@ export async function runCall(req: ApiRequest, routine: string, who: AuthResult,
     if (!call.ok) return call;
     const media = negotiateCall(call.value, r, cache, app);
     if (!media.ok) return media;
-    return ok({ plan: { call: call.value, media: media.value }, statement: compile(buildCallStatement(call.value, callStatementOptions(call.value, media.value, r, cache))) });
+    return ok({ plan: { call: call.value, media: media.value }, statement: compile(buildCallStatement(call.value, callStatementOptions(call.value, media.value, r, cache, app.config.serverMaxResponseBytes))) });
   });
   if (!planned.ok) return planned;
   return executeCall(planned.value.plan.call, req, who, cache, app, { statement: planned.value.statement, media: planned.value.plan.media });
@@ -65,8 +65,8 @@ function negotiateCall(call: PlannedCall, req: ApiRequest, cache: SchemaCache, a
   return negotiateMedia(req.accept, callOffers(cache, call), { planEnabled: app.config.dbPlanEnabled, acceptHeader: req.headers['accept'] });
 }
 
-function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequest, cache: SchemaCache): CallStatementOptions {
-  const shape = callShape(media.media, req.preferences);
+function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequest, cache: SchemaCache, maxResponseBytes: number): CallStatementOptions {
+  const shape = { ...callShape(media.media, req.preferences), maxResponseBytes };
   const body = mediaBodyFor(cache, media, call.read, call, call.headersOnly);
   return body === undefined ? shape : { ...shape, media: body };
 }
@@ -102,7 +102,7 @@ export async function executeCall(
     const main = buildCallStatement(call, callShape(m, req.preferences));
     return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
-  const opts = callStatementOptions(call, media.value, req, cache);
+  const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);
   const format = streamableCall(call, m, req, cfg);
   const t1 = performance.now();
   let row: [string | null, string, string | Buffer | null, string | null, string | null, unknown];

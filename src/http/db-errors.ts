@@ -8,6 +8,7 @@
 // Every connection failure also tells the app, which starts its recovery loop.
 import { errors } from '../errors/catalog.js';
 import { apiErrorFromPg } from '../errors/from-pg.js';
+import { responseCapFailure } from '../sql/response-cap.js';
 import type { ApiError } from '../errors/types.js';
 import type { TxOutcome } from '../db/transaction.js';
 import type { AppState } from './app.js';
@@ -20,6 +21,40 @@ const ACQUIRE_TIMEOUT = /timeout exceeded/i;
  */
 const SESSION_TERMINATED = /^57P0[123]$/;
 
+/** PostgreSQL's message for a statement cancelled by statement_timeout (57014 is also a cancel request's). */
+const STATEMENT_TIMEOUT = /statement timeout/;
+
+/**
+ * A statement that outran statement_timeout (db-statement-timeout or the role's own): 504, as a
+ * gateway whose upstream did not answer in time (PostgREST answers the 57* class 500, which reads
+ * as a server fault), PostgreSQL's code and message kept, and a hint that says what to change.
+ */
+function statementTimedOut(e: ApiError): ApiError {
+  return {
+    ...e,
+    status: 504,
+    hint: e.hint ?? 'The request ran longer than the statement timeout (the server\'s db-statement-timeout or the role\'s statement_timeout): narrow it with filters, a limit or fewer embeds',
+  };
+}
+
+/**
+ * 54011 (too_many_columns): `select=id,id,…` past PostgreSQL's 1,664 output columns, a few KB of
+ * query string. PostgREST answers the 54 class 500; this one is the request's doing and costs
+ * PostgreSQL nothing (refused while parsing), so 400, PostgreSQL's code and message kept.
+ */
+const TOO_MANY_COLUMNS = '54011';
+function tooManyColumns(e: ApiError): ApiError {
+  return { ...e, status: 400, hint: e.hint ?? 'Select fewer columns in one request' };
+}
+
+/** DBRST422: a buffered answer over server-max-response-bytes, refused in SQL (sql/response-cap.ts). */
+function responseTooLarge(bytes: number, cap: number): ApiError {
+  return errors.DBRST422(`The response would be ${bytes} bytes; at most ${cap} are sent whole`, {
+    details: 'server-max-response-bytes bounds an answer built whole; a write was rolled back',
+    hint: 'Ask for less (a limit or Range, fewer columns or embeds), or read it streamed: a read without a limit at or under server-stream-threshold, and without Prefer: count',
+  });
+}
+
 /** `app` is told about lost connections so it can start recovering. */
 export function apiErrorFromTx(outcome: Exclude<TxOutcome, { ok: true }>, authenticated: boolean, app: Pick<AppState, 'connectionLost'>): ApiError {
   switch (outcome.kind) {
@@ -29,6 +64,10 @@ export function apiErrorFromTx(outcome: Exclude<TxOutcome, { ok: true }>, authen
       if (SESSION_TERMINATED.test(e.code)) {
         return errors.DBRST001('Database client error. Retrying the connection.', { details: `${e.code}: ${e.message}` });
       }
+      const capped = responseCapFailure(e);
+      if (capped !== null) return responseTooLarge(capped.bytes, capped.cap);
+      if (e.code === TOO_MANY_COLUMNS) return tooManyColumns(apiErrorFromPg(e, authenticated));
+      if (e.code === '57014' && STATEMENT_TIMEOUT.test(e.message)) return statementTimedOut(apiErrorFromPg(e, authenticated));
       return apiErrorFromPg(e, authenticated);
     }
     case 'acquire':

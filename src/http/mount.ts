@@ -293,7 +293,11 @@ async function renderGroupError(
   };
   const param = inputParams(handler)[0]!;
   const handlerReq: ApiRequest = { ...req, accept: ANY, preferences: parsePreferences([]), target: { kind: 'routine', name: handler.name }, schema: handler.schema };
-  const identity: AuthResult = who ?? { role: ctx.app.config.dbAnonRole ?? 'none', claims: {}, authenticated: false };
+  // A request that did not authenticate runs its handler as the anonymous role; with none
+  // configured the engine's own shape answers: SET ROLE none would run it as the authenticator.
+  const anonRole = ctx.app.config.dbAnonRole;
+  if (who === null && (anonRole === null || anonRole === '')) return fallback;
+  const identity: AuthResult = who ?? { role: anonRole!, claims: {}, authenticated: false };
   const planned = planBoundCall(handler, new Map([[param.name, JSON.stringify(error)]]), handlerReq, ctx.cache, ctx.app.config);
   if (!planned.ok) return fallback;
   const noPreRequest = Object.create(ctx.app, { config: { value: { ...ctx.app.config, dbPreRequest: null } } }) as AppState;

@@ -49,7 +49,7 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
     const p = planMutate(r, relation, cache, cfg);
     if (!p.ok) return p;
     if (!media.ok) return media; // a plan error comes first, as PostgREST checks
-    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular, text })) });
+    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular, text, maxResponseBytes: cfg.serverMaxResponseBytes })) });
   });
   if (!planned.ok) return planned;
   const plan = planned.value.plan;

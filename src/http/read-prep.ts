@@ -71,7 +71,9 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
   const countOpt = count === 'planned' ? null : count;
   const main = buildReadStatement(
     plan.value,
-    mediaBody === undefined ? { count: countOpt, maxRows: cfg.dbMaxRows } : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody) },
+    mediaBody === undefined
+      ? { count: countOpt, maxRows: cfg.dbMaxRows, maxResponseBytes: cfg.serverMaxResponseBytes }
+      : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody), maxResponseBytes: cfg.serverMaxResponseBytes },
   );
   const format = media.value.plan
     ? null

@@ -17,7 +17,7 @@ import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { createPool } from '../db/pool.js';
 import { toPgError } from '../db/pg-error.js';
-import { fetchRoleSettings, type RoleSettings } from '../db/role-settings.js';
+import { fetchRoleSettings, fetchSessionUser, type RoleSettings } from '../db/role-settings.js';
 import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
@@ -94,6 +94,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
+  // The authenticator role, learnt with the schema cache; no JWT may name it (auth/jwt.ts).
+  let authenticatorRole: string | null = null;
   let closed = false;
   let connected = false;
   let readyWaiters: Array<() => void> = [];
@@ -120,11 +122,12 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (wake !== null && performance.now() - lastAttempt >= RETRY_INITIAL_MS) wake();
   };
 
-  const use = (loaded: LoadedSchemaCache, settings: RoleSettings): void => {
+  const use = (loaded: LoadedSchemaCache, settings: RoleSettings, sessionUser: string | null): void => {
     // Relationships are worked out on first use (catalog/build.ts). A reload does it before the
     // swap, so that no request pays for it; the first load leaves it: serving does not wait for it.
     const relationships = cache !== null ? `, ${loaded.cache.relationships.length} relationships` : '';
     roleSettings = settings;
+    authenticatorRole = sessionUser;
     cache = loaded.cache;
     connected = true;
     log.info(`schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
@@ -139,14 +142,14 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (first !== null) {
       // Failed: load again the ordinary way, which reports why (and retries while the database is away).
       const got = await first.catch(() => null);
-      if (got !== null) return use(got.loaded, got.roleSettings);
+      if (got !== null) return use(got.loaded, got.roleSettings, got.sessionUser);
     }
     // The catalog is read on two connections at once: the pooled one and a short-lived helper
     // outside the pool (with db-pool=1 a second pooled one would wait for the first).
     const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
       const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
-      use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings));
+      use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings), await fetchSessionUser(client));
     } finally {
       client.release();
       await helper?.close();
@@ -197,7 +200,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     })().finally(() => (recovering = null));
   };
 
-  let auth = await createAuthenticator(config);
+  const authenticator = () => authenticatorRole;
+  let auth = await createAuthenticator(config, authenticator);
   const app: AppState = {
     // Getters: a config reload swaps both for the requests that start after it.
     get config() {
@@ -291,7 +295,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     const kept = RESTART_FIELDS.filter((f) => JSON.stringify(next[f]) !== JSON.stringify(config[f]));
     const merged = { ...next } as Record<keyof AppConfig, unknown>;
     for (const f of kept) merged[f] = config[f];
-    const nextAuth = await createAuthenticator(merged as unknown as AppConfig);
+    const nextAuth = await createAuthenticator(merged as unknown as AppConfig, authenticator);
     const schemasChanged = JSON.stringify(cacheSchemas(next)) !== JSON.stringify(cacheSchemas(config)) ||
       JSON.stringify(next.dbHoistedTxSettings) !== JSON.stringify(config.dbHoistedTxSettings);
     config = merged as unknown as AppConfig;

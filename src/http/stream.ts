@@ -24,8 +24,8 @@ import type { ApiRequest } from '../request/api-request.js';
 import { recordLine } from '../response/csv.js';
 import type { BodyStream } from '../response/types.js';
 import type { Statement } from '../sql/fragment.js';
-import { RESPONSE_GUCS_TEXT, type StreamFormat } from '../sql/stream.js';
-import { contextSettings } from '../sql/tx-settings.js';
+import { RESPONSE_GUCS_LIFTING_TEXT, RESPONSE_GUCS_TEXT, type StreamFormat } from '../sql/stream.js';
+import { contextSettings, timeoutAfterFirstBatch } from '../sql/tx-settings.js';
 import type { Logger } from '../observe/log.js';
 import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
@@ -93,13 +93,14 @@ export type StreamOutcome =
 /** Open the request's cursor and read its first batch (one round trip). */
 async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
   const cfg = app.config;
+  const lifted = timeoutAfterFirstBatch(cfg, who.role, app.roleSettings());
   const opened = await openRequestCursor(app.pool, {
     readOnly: true,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
     preRequest: preRequestStatement(cfg),
     prepared: cfg.dbPreparedStatements,
     main,
-    after: AFTER,
+    after: lifted === null ? AFTER : { text: RESPONSE_GUCS_LIFTING_TEXT, values: [lifted] },
     firstRows,
   });
   if (!opened.ok) return opened;

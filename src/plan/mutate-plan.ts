@@ -99,7 +99,7 @@ export interface MutatePlan {
   readonly rowLimit: number | null;
 }
 
-export type MutateConfig = Pick<AppConfig, 'dbAggregatesEnabled'>;
+export type MutateConfig = Pick<AppConfig, 'dbAggregatesEnabled'> & Partial<Pick<AppConfig, 'dbMaxEmbedDepth' | 'dbMaxEmbeds'>>;
 
 const METHOD_ACTION: Readonly<Record<string, MutationAction>> = { POST: 'create', PATCH: 'update', PUT: 'upsert', DELETE: 'delete' };
 
@@ -165,7 +165,7 @@ export function planMutate(req: ApiRequest, relationName: string, cache: SchemaC
     { schema: req.schema, relation: relation.name, query: nonRootQuery(q), range: null, count: null },
     cache,
     // db-max-rows does not cap a write's representation (PostgREST's treeRestrictRange).
-    { dbMaxRows: null, dbAggregatesEnabled: cfg.dbAggregatesEnabled },
+    { dbMaxRows: null, dbAggregatesEnabled: cfg.dbAggregatesEnabled, dbMaxEmbedDepth: cfg.dbMaxEmbedDepth, dbMaxEmbeds: cfg.dbMaxEmbeds },
   );
   if (!planned.ok) return planned;
   const read: ReadPlan | null = representation === 'representation' ? planned.value : null;

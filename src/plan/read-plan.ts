@@ -9,6 +9,7 @@ import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { EmbedPath, JsonPathStep, OrderTerm, QueryParams, RangeHeader, SelectItem } from '../request/types.js';
 import { findRelation, isToOne, relationNotFound, resolveRelationship } from './embed.js';
+import { checkEmbedBudget } from './embed-budget.js';
 import { notEmbedded, resolveField, resolveLogic, resolveOrder, type NodeScope } from './filters.js';
 import { resolveEmbedRange, resolveRootRange, type RangeParams } from './range.js';
 import type {
@@ -24,7 +25,7 @@ import type {
 } from './types.js';
 
 export type CountPreference = 'exact' | 'planned' | 'estimated' | null;
-export type ReadConfig = Pick<AppConfig, 'dbMaxRows' | 'dbAggregatesEnabled'> & Partial<Pick<AppConfig, 'urlUseLegacyTargetNames'>>;
+export type ReadConfig = Pick<AppConfig, 'dbMaxRows' | 'dbAggregatesEnabled'> & Partial<Pick<AppConfig, 'urlUseLegacyTargetNames' | 'dbMaxEmbedDepth' | 'dbMaxEmbeds'>>;
 
 export interface ReadInput {
   readonly schema: string;
@@ -99,6 +100,9 @@ function planTree(
 ): Result<ReadPlan> {
   const ctx: Ctx = { cache, cfg, schema: input.schema };
   const q = input.query;
+  // Before any relationship is resolved: an over-budget select costs no more than its parse.
+  const overBudget = checkEmbedBudget(q.select, cfg);
+  if (overBudget !== null) return err(overBudget);
   const selectItems: ReadonlyArray<SelectItem> =
     q.select === null || q.select.length === 0 ? [{ kind: 'star' }] : q.select;
 

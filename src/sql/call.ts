@@ -11,7 +11,8 @@
 //   FROM (<select=, filters, order, limit over pgrst_source>) _postgrest_t
 import type { CallArgValue, PlannedCall } from '../plan/call-plan.js';
 import type { MutationBody, PlannedColumn } from '../plan/mutate-plan.js';
-import { catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { catalogType, constant, empty, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { responseCapSql } from './response-cap.js';
 import { mediaBodySql, type MediaBody } from './media.js';
 import { payloadFromSql, postconditionSql, type Postcondition } from './mutate.js';
 import { buildCountQuery, buildReadRowsStatement, responseHeadersSql, responseStatusSql } from './read.js';
@@ -31,6 +32,8 @@ export interface CallStatementOptions {
   readonly count: boolean;
   /** A negotiated non-JSON representation: the body is built by it instead (`body` is then ignored). */
   readonly media?: MediaBody;
+  /** server-max-response-bytes: a larger body fails the statement (sql/response-cap.ts). */
+  readonly maxResponseBytes?: number;
 }
 
 /** The call itself, as the `pgrst_source` CTE's query. */
@@ -100,7 +103,9 @@ export function buildCallStatement(call: PlannedCall, opts: CallStatementOptions
     checks.push({ code: 'DBRST124', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
   }
 
-  return sql`WITH pgrst_source AS (${callSourceSql(call)}) SELECT ${total} AS total_count, ${count} AS page_count, ${opts.media ? mediaBodySql(opts.media) : bodySql(call, opts.body)} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (${rows}) AS _postgrest_t`;
+  const body = opts.media ? mediaBodySql(opts.media) : bodySql(call, opts.body);
+  const cap = opts.maxResponseBytes ? sql`, ${responseCapSql(body, opts.maxResponseBytes)} AS response_cap` : empty;
+  return sql`WITH pgrst_source AS (${callSourceSql(call)}) SELECT ${total} AS total_count, ${count} AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition${cap} FROM (${rows}) AS _postgrest_t`;
 }
 
 function bodySql(call: PlannedCall, shape: CallBodyShape): Sql {

@@ -17,7 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
 import { logicSql, orderSql } from './filters.js';
-import { catalogExpression, catalogType, constant, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
+import { catalogExpression, catalogType, constant, empty, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
+import { responseCapSql } from './response-cap.js';
 import { mediaBodySql } from './media.js';
 import { buildReadBody, responseHeadersSql, responseStatusSql } from './read.js';
 
@@ -74,6 +75,8 @@ export interface MutateStatementOptions {
    * SQL as a read's is (sql/media.ts), not as the JSON array.
    */
   readonly text?: 'csv' | 'ndjson';
+  /** server-max-response-bytes: a larger body fails the statement (sql/response-cap.ts). */
+  readonly maxResponseBytes?: number;
 }
 
 /**
@@ -119,7 +122,8 @@ export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOpti
     checks.push({ code: 'DBRST110', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
   }
 
-  return sql`WITH ${join(ctes)} SELECT ${count} AS page_count, ${body} AS body, ${location} AS location, ${inserted} AS inserted, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (SELECT * FROM ${rowsFrom}) AS _postgrest_t`;
+  const cap = opts.maxResponseBytes ? sql`, ${responseCapSql(body, opts.maxResponseBytes)} AS response_cap` : empty;
+  return sql`WITH ${join(ctes)} SELECT ${count} AS page_count, ${body} AS body, ${location} AS location, ${inserted} AS inserted, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition${cap} FROM (SELECT * FROM ${rowsFrom}) AS _postgrest_t`;
 }
 
 /** The INSERT / UPDATE / DELETE (or the empty-update SELECT) that goes into `pgrst_mutation`. */

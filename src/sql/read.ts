@@ -43,6 +43,7 @@
 import type { AggregateName, PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
 import { rangeFirst } from './range-first.js';
+import { responseCapSql } from './response-cap.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
 import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
 
@@ -83,9 +84,12 @@ export const responseStatusSql = constant(`nullif(current_setting('response.stat
  * `ctes` are extra `name AS (…)` items written before `pgrst_source` (which holds `rows`).
  * `body` replaces the JSON array with another representation of the rows (sql/media.ts).
  */
-export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql; body?: Sql }): Sql {
+export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql; body?: Sql; maxResponseBytes?: number }): Sql {
   const ctes = [...(parts.ctes ?? []), sql`pgrst_source AS (${parts.rows})`];
-  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${parts.body ?? jsonArrayBody} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+  const body = parts.body ?? jsonArrayBody;
+  // Last, so the columns before keep their places (http/read.ts reads them by index).
+  const cap = parts.maxResponseBytes ? sql`, ${responseCapSql(body, parts.maxResponseBytes)} AS response_cap` : empty;
+  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status${cap} FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
 }
 
 const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);
@@ -97,9 +101,9 @@ const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);
  */
 export function buildReadStatement(
   plan: ReadPlan,
-  opts: { readonly count: 'exact' | 'estimated' | null; readonly maxRows: number | null; readonly body?: Sql },
+  opts: { readonly count: 'exact' | 'estimated' | null; readonly maxRows: number | null; readonly body?: Sql; readonly maxResponseBytes?: number },
 ): Sql {
-  const parts = { rows: buildReadRowsStatement(plan), totalCount: totalCountSql(plan, opts) };
+  const parts = { rows: buildReadRowsStatement(plan), totalCount: totalCountSql(plan, opts), maxResponseBytes: opts.maxResponseBytes ?? 0 };
   return buildResultEnvelope(opts.body === undefined ? parts : { ...parts, body: opts.body });
 }
 

@@ -34,3 +34,7 @@ export function buildCallStreamStatement(call: PlannedCall, format: StreamFormat
 /** What the request's SQL set for the response, read after the first rows. */
 export const RESPONSE_GUCS_TEXT =
   "SELECT nullif(current_setting('response.headers', true), ''), nullif(current_setting('response.status', true), '')";
+
+/** RESPONSE_GUCS_TEXT that also sets statement_timeout to $1 for the rest of the cursor (sql/tx-settings.ts timeoutAfterFirstBatch). */
+export const RESPONSE_GUCS_LIFTING_TEXT =
+  "SELECT nullif(current_setting('response.headers', true), ''), nullif(current_setting('response.status', true), ''), pg_catalog.set_config('statement_timeout', $1, true)";

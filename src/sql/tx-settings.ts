@@ -60,10 +60,51 @@ function jsonOf(value: Readonly<Record<string, unknown>>): string {
 
 const NO_HOISTED: HoistedSettings = new Map();
 
+/**
+ * A `statement_timeout` value in milliseconds (`300ms`, `3s`, `1min`, `5000`: a bare number is ms),
+ * or null when it is not one PostgreSQL would have taken.
+ */
+export function timeoutMs(value: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$/.exec(value);
+  if (m === null) return null;
+  const unit = { us: 0.001, ms: 1, s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 'ms']!;
+  return Math.round(Number(m[1]) * unit);
+}
+
+/**
+ * db-statement-timeout against the role's own (hoisted) statement_timeout: the lower one that is
+ * on wins, so a role an operator bounded tighter (Supabase's anon 3 s) keeps its bound, and one
+ * set higher or off cannot lift the server's. Null: the role's own (or none) stands.
+ */
+function serverTimeout(configured: number | null | undefined, forRole: ReadonlyArray<readonly [string, string]> | undefined): string | null {
+  if (!configured) return null;
+  const own = forRole?.find(([name]) => name === 'statement_timeout');
+  const ownMs = own === undefined ? null : timeoutMs(own[1]);
+  if (ownMs !== null && ownMs > 0 && ownMs <= configured) return null;
+  return `${configured}ms`;
+}
+
+/**
+ * A streamed answer's bound after its first batch: the server's statement timeout bounds the
+ * statement that makes the first rows, then the cursor goes back to the role's own setting ('0':
+ * none): in a cursor PostgreSQL's timer runs on across every later fetch and the client's pauses
+ * between them, so a large export would be cut off mid-answer; it ends when the client goes away
+ * instead (db/cancel-watch.ts). Null when the server's timeout is not in force for the request.
+ */
+export function timeoutAfterFirstBatch(
+  cfg: Partial<Pick<AppConfig, 'dbStatementTimeout'>>,
+  role: string,
+  hoisted: HoistedSettings = NO_HOISTED,
+): string | null {
+  const forRole = hoisted.get(role);
+  if (serverTimeout(cfg.dbStatementTimeout, forRole) === null) return null;
+  return forRole?.find(([name]) => name === 'statement_timeout')?.[1] ?? '0';
+}
+
 export function contextSettings(
   req: Pick<ApiRequest, 'method' | 'path' | 'headers' | 'cookies' | 'schema'> & { readonly preferences?: { readonly timezone: string | null } },
   who: RequestIdentity,
-  cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'>,
+  cfg: Pick<AppConfig, 'dbExtraSearchPath' | 'appSettings'> & Partial<Pick<AppConfig, 'dbStatementTimeout'>>,
   hoisted: HoistedSettings = NO_HOISTED,
 ): Array<readonly [string, string]> {
   const settings: Array<readonly [string, string]> = [
@@ -81,5 +122,9 @@ export function contextSettings(
   settings.push(['role', who.role]);
   const forRole = hoisted.get(who.role);
   if (forRole) for (const pair of forRole) settings.push(pair);
+  // After the role's own settings, so it wins where it is the lower bound. Set with the request's
+  // other settings, it bounds each later statement of the batch (and each fetch of a cursor).
+  const timeout = serverTimeout(cfg.dbStatementTimeout, forRole);
+  if (timeout !== null) settings.push(['statement_timeout', timeout]);
   return settings;
 }
