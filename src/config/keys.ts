@@ -128,7 +128,7 @@ const KEY_LIST = [
   key({ name: 'db-schemas', field: 'dbSchemas', type: { kind: 'list' }, default: ['public'], aliases: ['db-schema'],
     doc: 'Schemas exposed to clients (comma-separated); the first is the default.' }),
   key({ name: 'db-statement-timeout', field: 'dbStatementTimeout', type: { kind: 'int', min: 0 }, default: null, origin: 'dbrest',
-    doc: 'Milliseconds a request\'s statement may run (statement_timeout, set with the request\'s settings) before it is cancelled: 504 57014. A role\'s own lower statement_timeout wins; a streamed answer is bounded until its first rows only (then it ends when the client goes away). 0: off. Unset: 10000 for the embedded database, off with a db-uri.' }),
+    doc: 'Milliseconds a request\'s statement may run (statement_timeout, set with the request\'s settings) before it is cancelled: 500 57014 with a hint. A role\'s own lower statement_timeout wins; a streamed answer is bounded until its first rows only (then it ends when the client goes away). 0: off. Unset: 10000 for the embedded database, off with a db-uri.' }),
   key({ name: 'db-tx-end', field: 'dbTxEnd', type: { kind: 'enum', values: TX_END_VALUES }, default: 'commit',
     doc: 'How transactions end; the -allow-override values honour Prefer: tx=commit|rollback.' }),
   key({ name: 'db-uri', field: 'dbUri', type: { kind: 'string', format: 'db-uri' }, default: null, secret: 'uri-password',

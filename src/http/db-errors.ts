@@ -25,14 +25,13 @@ const SESSION_TERMINATED = /^57P0[123]$/;
 const STATEMENT_TIMEOUT = /statement timeout/;
 
 /**
- * A statement that outran statement_timeout (db-statement-timeout or the role's own): 504, as a
- * gateway whose upstream did not answer in time (PostgREST answers the 57* class 500, which reads
- * as a server fault), PostgreSQL's code and message kept, and a hint that says what to change.
+ * A statement that outran statement_timeout (db-statement-timeout or the role's own): the 57* row of
+ * the error model (500, as PostgREST answers it), PostgreSQL's code and message kept, and a hint that
+ * says what to change.
  */
 function statementTimedOut(e: ApiError): ApiError {
   return {
     ...e,
-    status: 504,
     hint: e.hint ?? 'The request ran longer than the statement timeout (the server\'s db-statement-timeout or the role\'s statement_timeout): narrow it with filters, a limit or fewer embeds',
   };
 }
