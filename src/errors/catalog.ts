@@ -75,6 +75,7 @@ export const errors = {
   DBRST405: def('DBRST405', 414), // request line (its target URI) longer than the server accepts
   DBRST406: def('DBRST406', 431), // header block larger than the server accepts
   DBRST407: def('DBRST407', 400), // not a well-formed HTTP/1.x request (rejected by the HTTP parser)
+  DBRST408: def('DBRST408', 400), // XML input with a DTD (or another markup declaration): never sent to PostgreSQL's XML parser
   // X: internal
   DBRSTX00: def('DBRSTX00', 500), // connection library internal error
 } as const;

@@ -13,7 +13,7 @@ import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
-import { bindArguments, checkBodyType, negotiateProduces } from '../mount/bind.js';
+import { bindArguments, checkBodyType, checkBodyXml, negotiateProduces } from '../mount/bind.js';
 import { groupSchema, resolveMounts, type ResolvedGroup, type ResolvedMount } from '../mount/check.js';
 import { buildMountTable, type MountMatch, type MountTable } from '../mount/router.js';
 import { EMPTY_QUERY, inputParams, planBoundCall } from '../plan/call-plan.js';
@@ -178,6 +178,8 @@ async function runMountedCall(m: Extract<ResolvedMount, { kind: 'call' }>, r: Mo
   const consumes = m.mount.consumes ?? m.group.consumes;
   const bodyOk = checkBodyType(m.bindings, consumes, base.contentType, base.body !== null);
   if (!bodyOk.ok) return bodyOk;
+  const xmlOk = checkBodyXml(m.bindings, base.contentType, base.headers['content-type'], base.body);
+  if (!xmlOk.ok) return xmlOk;
   const query = parseUrlEncoded(ctx.search);
   if (query === null) return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   const values = bindArguments(m.bindings, { method: base.method, params, query, headers: base.headers, cookies: base.cookies, body: base.body, media });
