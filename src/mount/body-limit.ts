@@ -19,7 +19,8 @@ export const serverBodyLimit = (bytes: number): BodyLimit => ({ bytes, setBy: 's
  * those of the group for the same range. A by-media entry applies to a body of that type; the most
  * specific range wins (`application/xml`, then `application/*`, then `*\/*`), and a structured
  * suffix counts as its base type (`application/vnd.x+xml` is XML: the `application/xml` entry,
- * when there is no entry for the type itself). A Content-Type that does not parse gets the smallest
+ * when there is no entry for the type itself); `text/xml` and `application/xml` are one XML, so a
+ * limit on either cannot be dodged by sending the other. A Content-Type that does not parse gets the smallest
  * of the limits that could apply, since the function may read it more leniently than we do.
  */
 export function mountBodyLimit(group: RouteGroup, mount: RouteMount | null, ct: ContentType | null, ctHeader: string | undefined, server: number): BodyLimit {
@@ -37,6 +38,8 @@ export function mountBodyLimit(group: RouteGroup, mount: RouteMount | null, ct: 
   const plus = subtype.lastIndexOf('+');
   const candidates = [`${type}/${subtype}`];
   if (plus !== -1) candidates.push(`${type}/${subtype.slice(plus + 1)}`, `application/${subtype.slice(plus + 1)}`);
+  // XML is XML whichever spelling carries it (RFC 7303): text/xml and application/xml share entries.
+  if (subtype === 'xml' || subtype.endsWith('+xml')) candidates.push('application/xml', 'text/xml');
   candidates.push(`${type}/*`, '*/*');
   for (const c of candidates) {
     const hit = byMedia.get(c);
