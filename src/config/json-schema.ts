@@ -12,6 +12,19 @@ const MEDIA_LIST: Json = {
   anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
 };
 
+const BYTE_SIZE: Json = {
+  anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^\\s*\\d+(\\.\\d+)?\\s*([bB]|[kKmMgG][iI]?[bB])?\\s*$' }],
+};
+
+const BODY_LIMITS: { [key: string]: Json } = {
+  'max-body-size': { ...(BYTE_SIZE as object), description: 'Largest request body, in bytes or with a unit ("64KB", "1MB"); else 413. Replaces server-max-body-size.' },
+  'max-body-size-by-media': {
+    type: 'object',
+    additionalProperties: BYTE_SIZE,
+    description: 'Largest request body of a media type or range ({"application/xml": "64KB", "text/*": "1MB"}); over max-body-size.',
+  },
+};
+
 const MOUNT_SCHEMA: Json = {
   type: 'object',
   required: ['path'],
@@ -32,6 +45,7 @@ const MOUNT_SCHEMA: Json = {
     },
     produces: { ...(MEDIA_LIST as object), description: 'Media types answered (Accept is negotiated against them).' },
     consumes: { ...(MEDIA_LIST as object), description: 'Media types a request body may have (else 415).' },
+    ...BODY_LIMITS,
   },
 };
 
@@ -46,6 +60,7 @@ const GROUP_SCHEMA: Json = {
     'pre-request': { type: ['string', 'null'], description: 'Replaces db-pre-request for the group ("" or null: none).' },
     produces: MEDIA_LIST,
     consumes: MEDIA_LIST,
+    ...BODY_LIMITS,
     routes: { type: 'array', items: MOUNT_SCHEMA },
   },
 };

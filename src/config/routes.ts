@@ -5,10 +5,12 @@
 //
 // Accepted shapes:
 //   [ { method, path, call, args }, … ]                                  mounts without a prefix
-//   [ { prefix, schema, error-handler, pre-request, produces, consumes, routes: [mount, …] }, … ]
+//   [ { prefix, schema, error-handler, pre-request, produces, consumes, max-body-size,
+//       max-body-size-by-media, routes: [mount, …] }, … ]
 //   { prefix, …, routes: [ … ] }                                         one group
 // and a mix of mounts and groups in one list. A mount names `call` (a function) or `relation`.
 import { parseTemplate, joinPaths, templateParams, type TemplateParam } from '../mount/template.js';
+import { parseByteSize } from './byte-size.js';
 import type { RouteGroup, RouteMount } from './types.js';
 
 /** The ValueIssue/Coerced shapes of validate.ts, repeated here so this module stands alone. */
@@ -23,8 +25,8 @@ export const ROUTE_METHODS: ReadonlyArray<string> = ['GET', 'HEAD', 'POST', 'PUT
 /** A relation mount without `method` answers PostgREST's methods for tables. */
 export const RELATION_METHODS: ReadonlyArray<string> = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 export const ARG_SOURCES: ReadonlyArray<string> = ['path.<name>', 'query.<name>', 'query', 'header.<name>', 'cookie.<name>', 'body', 'method', 'media'];
-const MOUNT_FIELDS = ['method', 'path', 'call', 'relation', 'args', 'produces', 'consumes'];
-const GROUP_FIELDS = ['prefix', 'schema', 'error-handler', 'pre-request', 'produces', 'consumes', 'routes'];
+const MOUNT_FIELDS = ['method', 'path', 'call', 'relation', 'args', 'produces', 'consumes', 'max-body-size', 'max-body-size-by-media'];
+const GROUP_FIELDS = ['prefix', 'schema', 'error-handler', 'pre-request', 'produces', 'consumes', 'max-body-size', 'max-body-size-by-media', 'routes'];
 const WHOLE_SOURCES = ['query', 'body', 'method', 'media'];
 const PART_SOURCES = ['path', 'query', 'header', 'cookie'];
 
@@ -117,6 +119,34 @@ function mediaList(e: Record<string, unknown>, field: string, at: string, issues
   return out;
 }
 
+/** `max-body-size` and `max-body-size-by-media` of a group or mount, only the fields that are set. */
+function bodyLimits(e: Record<string, unknown>, at: string, issues: Issue[]): { maxBodySize?: number; maxBodySizeByMedia?: Record<string, number> } {
+  const out: { maxBodySize?: number; maxBodySizeByMedia?: Record<string, number> } = {};
+  const size = e['max-body-size'];
+  if (size !== undefined && size !== null) {
+    const bytes = parseByteSize(size);
+    if (bytes === null) issues.push({ path: `${at}.max-body-size`, message: `must be a size like 65536, "64KB" or "1MB", got ${show(size)}` });
+    else out.maxBodySize = bytes;
+  }
+  const byMedia = e['max-body-size-by-media'];
+  if (byMedia !== undefined && byMedia !== null) {
+    if (!isObject(byMedia)) {
+      issues.push({ path: `${at}.max-body-size-by-media`, message: `must be an object of media type → size, like {"application/xml": "64KB"}, got ${show(byMedia)}` });
+      return out;
+    }
+    const map: Record<string, number> = {};
+    for (const [media, v] of Object.entries(byMedia)) {
+      const range = media.trim().toLowerCase();
+      const bytes = parseByteSize(v);
+      if (!MEDIA_TYPE.test(range)) issues.push({ path: `${at}.max-body-size-by-media`, message: `${show(media)} is not a media type like application/xml or text/*` });
+      else if (bytes === null) issues.push({ path: `${at}.max-body-size-by-media.${media}`, message: `must be a size like 65536, "64KB" or "1MB", got ${show(v)}` });
+      else map[range] = bytes;
+    }
+    out.maxBodySizeByMedia = map;
+  }
+  return out;
+}
+
 function parseGroup(e: Record<string, unknown>, at: string, issues: Issue[], suggest: Suggest, seen: Map<string, string>): RouteGroup | null {
   const before = issues.length;
   unknownFields(e, GROUP_FIELDS, at, issues, suggest, 'group');
@@ -136,6 +166,7 @@ function parseGroup(e: Record<string, unknown>, at: string, issues: Issue[], sug
   const preRequest = optionalName(e, 'pre-request', at, issues, true);
   const produces = mediaList(e, 'produces', at, issues, false) ?? [];
   const consumes = mediaList(e, 'consumes', at, issues, true) ?? [];
+  const limits = bodyLimits(e, at, issues);
   const list = e['routes'];
   const routes: RouteMount[] = [];
   if (!Array.isArray(list)) issues.push({ path: `${at}.routes`, message: `must be a list of mounts { method, path, call, args }, got ${show(list)}` });
@@ -153,6 +184,7 @@ function parseGroup(e: Record<string, unknown>, at: string, issues: Issue[], sug
     preRequest: e['pre-request'] === null ? '' : preRequest,
     produces,
     consumes,
+    ...limits,
     routes,
   };
 }
@@ -221,6 +253,7 @@ function parseMount(entry: unknown, at: string, prefix: string, issues: Issue[],
   }
   const produces = mediaList(e, 'produces', at, issues, false);
   const consumes = mediaList(e, 'consumes', at, issues, true);
+  const limits = bodyLimits(e, at, issues);
   if (issues.length > before) return null;
 
   // Two mounts on the same method and path shape (parameter names aside) would shadow each other.
@@ -241,6 +274,7 @@ function parseMount(entry: unknown, at: string, prefix: string, issues: Issue[],
     args,
     produces,
     consumes,
+    ...limits,
   };
 }
 

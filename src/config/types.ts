@@ -22,6 +22,10 @@ export interface RouteMount {
   readonly produces: ReadonlyArray<string> | null;
   /** Media types a request body may have (else 415); null: the group's. */
   readonly consumes: ReadonlyArray<string> | null;
+  /** `max-body-size` (bytes): replaces the group's for this mount. Absent: the group's. */
+  readonly maxBodySize?: number;
+  /** `max-body-size-by-media`: media range → bytes, over the group's entries. */
+  readonly maxBodySizeByMedia?: Readonly<Record<string, number>>;
 }
 
 /** Mounts under one prefix with shared settings. A plain list of mounts is one group with prefix ''. */
@@ -37,6 +41,10 @@ export interface RouteGroup {
   /** Default `produces` / `consumes` of the group's mounts; [] means no restriction. */
   readonly produces: ReadonlyArray<string>;
   readonly consumes: ReadonlyArray<string>;
+  /** `max-body-size` (bytes) of the group's requests; absent: server-max-body-size. */
+  readonly maxBodySize?: number;
+  /** `max-body-size-by-media`: a body of this media range (`application/xml`, `text/*`) → bytes. */
+  readonly maxBodySizeByMedia?: Readonly<Record<string, number>>;
   readonly routes: ReadonlyArray<RouteMount>;
 }
 

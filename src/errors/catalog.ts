@@ -76,6 +76,7 @@ export const errors = {
   DBRST405: def('DBRST405', 414), // request line (its target URI) longer than the server accepts
   DBRST406: def('DBRST406', 431), // header block larger than the server accepts
   DBRST407: def('DBRST407', 400), // not a well-formed HTTP/1.x request (rejected by the HTTP parser)
+  DBRST408: def('DBRST408', 400), // XML input with a DTD (or another markup declaration): never sent to PostgreSQL's XML parser
   // 42x: the request cost budget (issue #26), refused before the query runs (a range of its own:
   // 408+ is left to the HTTP-level limits above)
   DBRST420: def('DBRST420', 400), // select nests embeds deeper than db-max-embed-depth

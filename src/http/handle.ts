@@ -51,7 +51,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     }
   }
 
-  if (input.bodyTooLarge) return fail(bodyTooLarge(app.config.serverMaxBodySize));
+  if (input.bodyTooLarge) return fail(bodyTooLarge(input.bodyTooLarge));
   if (!auth.ok) return fail(auth.error);
   const t1 = performance.now();
 

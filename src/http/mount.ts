@@ -13,9 +13,11 @@ import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
-import { bindArguments, checkBodyType, negotiateProduces } from '../mount/bind.js';
+import { bindArguments, checkBodyType, checkBodyXml, negotiateProduces } from '../mount/bind.js';
 import { groupSchema, resolveMounts, type ResolvedGroup, type ResolvedMount } from '../mount/check.js';
 import { buildMountTable, type MountMatch, type MountTable } from '../mount/router.js';
+import { mountBodyLimit, serverBodyLimit, type BodyLimit } from '../mount/body-limit.js';
+import { parseContentType } from '../request/media-type.js';
 import { EMPTY_QUERY, inputParams, planBoundCall } from '../plan/call-plan.js';
 import type { ApiRequest, HttpMethod } from '../request/api-request.js';
 import { headerValue, type HttpInput } from '../request/http-input.js';
@@ -55,6 +57,22 @@ export function mountTable(app: AppState, cache: SchemaCache): MountTable | null
   app.log.info(`${all.filter((m) => m.kind !== 'broken').length} of ${all.length} route mounts ready`);
   tables.set(cache, { config, table, apps: new WeakMap() });
   return table;
+}
+
+/**
+ * The body limit of a request, from its head (http/server.ts reads no further): its mount's or its
+ * group's when a mount or prefix claims the path, else server-max-body-size.
+ */
+export function requestBodyLimit(app: AppState, method: string, url: string, ctHeader: string | undefined): BodyLimit {
+  const server = app.config.serverMaxBodySize;
+  const cache = app.config.routes.length === 0 ? null : app.cache();
+  const table = cache === null ? null : mountTable(app, cache);
+  if (table === null) return serverBodyLimit(server);
+  const q = url.indexOf('?');
+  const match = table.match(method.toUpperCase(), q === -1 ? url : url.slice(0, q));
+  if (match === null) return serverBodyLimit(server);
+  const ct = ctHeader === undefined ? null : parseContentType(ctHeader);
+  return mountBodyLimit(match.group.group, match.kind === 'mount' ? match.mount.mount : null, ct, ctHeader, server);
 }
 
 /** The app with the group's pre-request in place of db-pre-request. */
@@ -121,7 +139,7 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
     errorCode: e.code,
   });
 
-  if (ctx.input.bodyTooLarge) return fail(bodyTooLarge(ctx.app.config.serverMaxBodySize));
+  if (ctx.input.bodyTooLarge) return fail(bodyTooLarge(ctx.input.bodyTooLarge));
   if (match.kind === 'none') return fail(errors.DBRST400(`No route for ${ctx.pathname}`));
   if (match.kind === 'method') {
     const allow = match.allow.join(', ');
@@ -178,6 +196,8 @@ async function runMountedCall(m: Extract<ResolvedMount, { kind: 'call' }>, r: Mo
   const consumes = m.mount.consumes ?? m.group.consumes;
   const bodyOk = checkBodyType(m.bindings, consumes, base.contentType, base.body !== null);
   if (!bodyOk.ok) return bodyOk;
+  const xmlOk = checkBodyXml(m.bindings, base.contentType, base.headers['content-type'], base.body);
+  if (!xmlOk.ok) return xmlOk;
   const query = parseUrlEncoded(ctx.search);
   if (query === null) return err(errors.DBRST100('failed to parse the query string', { details: 'A percent-encoded name or value is not valid UTF-8' }));
   const values = bindArguments(m.bindings, { method: base.method, params, query, headers: base.headers, cookies: base.cookies, body: base.body, media });

@@ -12,6 +12,7 @@ import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
 import { onClientError } from './client-error.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
+import { requestBodyLimit } from './mount.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -24,10 +25,11 @@ export interface HttpServer {
 /** A body over the limit is not kept: the request is answered 413 (DBRST404) and its connection closed. */
 const TOO_LARGE = Symbol('too large');
 
-function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null | typeof TOO_LARGE> | null {
-  // No body announced (a plain GET): nothing to wait for.
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return null;
-  if (req.headers['content-length'] === '0') return null;
+/** No body announced (a plain GET): nothing to wait for, and no limit to look up. */
+const noBody = (req: http.IncomingMessage) =>
+  (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) || req.headers['content-length'] === '0';
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null | typeof TOO_LARGE> {
   // Announced too large: refused before a byte is read.
   if (Number(req.headers['content-length']) > limit) return Promise.resolve(TOO_LARGE);
   return new Promise((resolve, reject) => {
@@ -157,7 +159,10 @@ export function createHttpServer(app: AppState): HttpServer {
     };
     res.once('close', onClose);
     try {
-      const body = await readBody(req, app.config.serverMaxBodySize);
+      // The limit is the mount's when one claims the path (its group's, by media type), decided
+      // from the head: a body is never read past it.
+      const limit = noBody(req) ? null : requestBodyLimit(app, req.method ?? 'GET', req.url ?? '/', req.headers['content-type']);
+      const body = limit === null ? null : await readBody(req, limit.bytes);
       if (body === TOO_LARGE) {
         // The rest of the body is never read: the connection cannot carry another request.
         res.shouldKeepAlive = false;
@@ -166,7 +171,7 @@ export function createHttpServer(app: AppState): HttpServer {
       if (preflight) handled = { response: preflight, errorCode: null };
       else {
         const input: HttpInput = body === TOO_LARGE
-          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: true, signal: gone }
+          ? { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: null, bodyTooLarge: limit!, signal: gone }
           : { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body, signal: gone };
         handled = await handleRequest(input, app);
       }

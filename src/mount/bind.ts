@@ -7,6 +7,7 @@ import { err, ok, type Result } from '../errors/types.js';
 import type { CallArgValue } from '../plan/call-plan.js';
 import type { ContentType } from '../request/api-request.js';
 import type { MediaRange } from '../request/types.js';
+import { isXmlMedia, isXmlType as isXmlArgType, xmlBytesProblem, xmlRefused } from '../request/xml-guard.js';
 import type { Binding } from './check.js';
 
 export interface MountInput {
@@ -105,7 +106,7 @@ function isJson(body: Buffer): boolean {
 // ---- media types ----------------------------------------------------------------------------------
 
 const isJsonType = (t: ContentType) => (t.type === 'application' && t.subtype === 'json') || t.subtype.endsWith('+json');
-const isXmlType = (t: ContentType) => ((t.type === 'application' || t.type === 'text') && t.subtype === 'xml') || t.subtype.endsWith('+xml');
+const isXmlType = isXmlMedia;
 
 function rangeMatches(range: string, t: ContentType): boolean {
   const [type, subtype] = range.split('/') as [string, string];
@@ -130,6 +131,22 @@ export function checkBodyType(bindings: ReadonlyArray<Binding>, consumes: Readon
   return err(errors.DBRST402(`Unsupported Content-Type: ${given}`, {
     details: consumes.length > 0 ? `This route takes ${consumes.join(', ')}` : null,
   }));
+}
+
+/**
+ * A mounted body that is XML input is refused with a DTD before PostgreSQL parses it
+ * (request/xml-guard.ts). XML input: a body bound to an xml argument, or one sent as XML (an XML
+ * Content-Type) whatever its argument's type, since the function may parse text with xmlparse (the
+ * CMS login does), or one whose Content-Type could not be read (the function may read it more
+ * leniently than we do). A json/jsonb argument's body is JSON (checked as such).
+ */
+export function checkBodyXml(bindings: ReadonlyArray<Binding>, ct: ContentType | null, ctHeader: string | undefined, body: Buffer | null): Result<null> {
+  const target = bindings.find((b) => b.source.kind === 'body');
+  if (!target || body === null || JSON_TYPES.has(target.type)) return ok(null);
+  const xmlInput = isXmlArgType(target.type) || (ct !== null ? isXmlMedia(ct) : ctHeader !== undefined);
+  if (!xmlInput) return ok(null);
+  const problem = xmlBytesProblem(body);
+  return problem === null ? ok(null) : err(xmlRefused('The request body', problem));
 }
 
 /**

@@ -13,6 +13,7 @@ import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { parsePayload, payloadMedia, type PayloadMedia } from '../request/payload.js';
+import { isXmlType, jsonXmlProblem, xmlRefused, xmlValueProblem } from '../request/xml-guard.js';
 import type { QueryParams, RangeHeader } from '../request/types.js';
 import { qualified, sql } from '../sql/fragment.js';
 import { suggest } from '../catalog/lookup.js';
@@ -177,6 +178,8 @@ function planCallOf(
   if (maxAffected !== null && (result.kind === 'void' || !result.setOf)) {
     return err(errors.DBRST128('Function must return SETOF or TABLE when max-affected preference is used with handling=strict'));
   }
+  const xml = xmlArgsProblem(passed, args);
+  if (xml !== null) return err(xml);
   const read = planCallRead(routine, req, cache, cfg);
   if (!read.ok) return read;
   return ok({
@@ -189,6 +192,32 @@ function planCallOf(
     headersOnly: req.method === 'HEAD',
     maxAffected,
   });
+}
+
+/**
+ * Every value a call passes to an xml parameter (a raw body, a JSON key, a query or form argument, a
+ * mount's binding) is refused when it carries a DTD, before PostgreSQL parses it (request/xml-guard.ts).
+ */
+function xmlArgsProblem(passed: ReadonlyArray<RoutineParam>, args: CallArgs): ApiError | null {
+  const xmlParams = passed.filter((p) => isXmlType(p.type));
+  if (xmlParams.length === 0) return null;
+  const refused = (name: string, problem: string) => xmlRefused(name === '' ? 'The request body' : `The argument ${name}`, problem);
+  switch (args.kind) {
+    case 'positional': {
+      const problem = xmlValueProblem(args.value);
+      return problem === null ? null : refused(xmlParams[0]!.name, problem);
+    }
+    case 'direct':
+      for (const p of xmlParams) {
+        const problem = xmlValueProblem(args.values.get(p.name));
+        if (problem !== null) return refused(p.name, problem);
+      }
+      return null;
+    case 'json': {
+      const found = jsonXmlProblem(args.text, xmlParams.map((p) => p.name));
+      return found === null ? null : refused(found.key, found.problem);
+    }
+  }
 }
 
 export function callResult(routine: Routine): CallResult {

@@ -9,6 +9,7 @@ import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import { parsePayload, type Payload } from '../request/payload.js';
+import { isXmlType, jsonXmlProblem, xmlRefused } from '../request/xml-guard.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { LogicTree, QueryParams } from '../request/types.js';
 import { relationNotFound } from './embed.js';
@@ -292,6 +293,12 @@ function mutationBody(relation: Relation, payload: Payload, applyDefaults: boole
     if (!col) return err(columnNotFound(relation, key));
     const fromJson = col.representation?.fromJson;
     columns.push({ name: col.name, type: col.type, default: col.default, ...(fromJson ? { fromJson } : {}) });
+  }
+  // xml columns (and domains and arrays of xml): no DTD reaches PostgreSQL's XML parser (request/xml-guard.ts).
+  const xmlKeys = relation.columns.filter((c) => payload.keys.includes(c.name) && (isXmlType(c.type) || c.baseType === 'xml')).map((c) => c.name);
+  if (xmlKeys.length > 0) {
+    const found = jsonXmlProblem(payload.text, xmlKeys);
+    if (found !== null) return err(xmlRefused(`The value of ${found.key}`, found.problem));
   }
   return ok({ text: payload.text, isObject: payload.isObject, columns, applyDefaults });
 }
