@@ -48,3 +48,24 @@ t.test('a schema, table and column named in Arabic script: read, insert, delete'
   t.equal(del.headers['content-type'], undefined, 'no Content-Type on 204');
   t.same((await s.request(path)).json(), []);
 });
+
+t.test('aggregates in a to-one spread with a to-one embed inside it group by the embed', async (t) => {
+  const s = await startTestServer(t, {
+    fixtures: [fixture('sql', 'spread.sql')],
+    config: { 'db-schemas': 'spread', 'db-anon-role': 'postgres', 'db-aggregates-enabled': 'true' },
+  });
+  const res = await s.request('/process_supervisor?select=...processes(factories(name),...process_costs(cost.sum()))');
+  t.equal(res.status, 200, 'status');
+  t.same((res.json() as Array<{ factories: { name: string } }>).sort((a, b) => a.factories.name.localeCompare(b.factories.name)), [
+    { factories: { name: 'Factory A' }, sum: 350.0 },
+    { factories: { name: 'Factory B' }, sum: 500.0 },
+    { factories: { name: 'Factory C' }, sum: 110.0 },
+  ]);
+  const aliased = await s.request('/process_supervisor?select=...processes(factory:factories(name),...process_costs(cost_sum:cost.sum()))');
+  t.equal(aliased.status, 200, 'aliased status');
+  t.same((aliased.json() as Array<{ factory: { name: string }; cost_sum: number }>).sort((a, b) => a.factory.name.localeCompare(b.factory.name)), [
+    { factory: { name: 'Factory A' }, cost_sum: 350.0 },
+    { factory: { name: 'Factory B' }, cost_sum: 500.0 },
+    { factory: { name: 'Factory C' }, cost_sum: 110.0 },
+  ]);
+});
