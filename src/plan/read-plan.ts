@@ -270,8 +270,11 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
   const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
 
-  for (const listed of spec.items) {
-    const item = bareCount(listed, scope);
+  // Embeds first: a relationship that does not exist is reported before a column that does not
+  // (PostgREST resolves the relationships of the tree before PostgreSQL sees any column).
+  const items = spec.items.map((listed) => bareCount(listed, scope));
+  const ordered = [...items.filter((i) => i.kind === 'embed'), ...items.filter((i) => i.kind !== 'embed')];
+  for (const item of ordered) {
     switch (item.kind) {
       case 'star':
         draft.select.push({ kind: 'star' });
