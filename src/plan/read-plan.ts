@@ -376,8 +376,8 @@ function buildEmbed(
   if (!rel.ok) return rel;
   const relationship: Relationship = rel.value;
   const toOne = isToOne(relationship);
-  // PostgREST v13+: a to-many spread folds each column into an array, which needs aggregates.
-  if (item.spread && !toOne && !ctx.cfg.dbAggregatesEnabled) return err(aggregatesNotAllowed());
+  // PostgREST v13+: a to-many spread folds each column into an array. That needs no
+  // db-aggregates-enabled (its SpreadQueriesSpec runs with aggregates off); only aggregate functions do.
 
   const target = findRelation(ctx.cache, relationship.to.schema, relationship.to.name);
   const depth = parent.depth + 1;
