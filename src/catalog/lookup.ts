@@ -6,6 +6,8 @@ import type { Column, MediaHandler, QualifiedName, Relation, Relationship, Routi
 interface Indexes {
   readonly relations: ReadonlyMap<string, Relation>;
   readonly routines: ReadonlyMap<string, Routine[]>;
+  /** The routines /rpc may call (callableOverRpc), by the same key. */
+  readonly callable: ReadonlyMap<string, Routine[]>;
   readonly computedFields: ReadonlyMap<string, Routine[]>;
   /** Aggregates over one relation's row type: relation key → media type → handler. */
   readonly relationHandlers: ReadonlyMap<string, ReadonlyMap<string, MediaHandler>>;
@@ -34,6 +36,11 @@ function indexesOf(cache: SchemaCache): Indexes {
     const list = routines.get(k);
     if (list === undefined) routines.set(k, [r]);
     else list.push(r);
+  }
+  const callable = new Map<string, Routine[]>();
+  for (const [k, list] of routines) {
+    const kept = list.filter(callableOverRpc);
+    if (kept.length > 0) callable.set(k, kept);
   }
   // Computed fields: f(row_type) returning a single non-relation value (PostgREST's computed
   // columns). The parameter type is format_type()'s spelling, schema-qualified.
@@ -64,7 +71,7 @@ function indexesOf(cache: SchemaCache): Indexes {
       if (!anyHandlers.has(h.mediaType)) anyHandlers.set(h.mediaType, h);
     } else addTo(relationHandlers, qkey(h.relation), h);
   }
-  ix = { relations, routines, computedFields, relationHandlers, anyHandlers, functionHandlers };
+  ix = { relations, routines, callable, computedFields, relationHandlers, anyHandlers, functionHandlers };
   indexes.set(cache, ix);
   return ix;
 }
@@ -96,6 +103,31 @@ export function relationshipsFrom(cache: SchemaCache, schema: string, name: stri
 export function findRoutines(cache: SchemaCache, schema: string, name: string): Routine[] {
   return indexesOf(cache).routines.get(key(schema, name)) ?? [];
 }
+
+/** The overloads of `schema.name` that /rpc may call (callableOverRpc). */
+export function findCallableRoutines(cache: SchemaCache, schema: string, name: string): Routine[] {
+  return indexesOf(cache).callable.get(key(schema, name)) ?? [];
+}
+
+/** Names of the functions of `schema` that /rpc may call. */
+export function callableRoutineNames(cache: SchemaCache, schema: string): string[] {
+  const names: string[] = [];
+  for (const list of indexesOf(cache).callable.values()) if (list[0]!.schema === schema) names.push(list[0]!.name);
+  return names;
+}
+
+/**
+ * Whether /rpc can name the function's arguments: every input parameter has a name, or the one
+ * unnamed parameter takes a whole body (bytea, json, jsonb, text, xml). Others (`blurb_message(messages)`,
+ * a computed field) are not in PostgREST's routine cache: calling one is DBRST202, never a call
+ * that PostgreSQL refuses.
+ */
+function callableOverRpc(r: Routine): boolean {
+  const unnamed = r.params.filter((p) => (p.mode === 'in' || p.mode === 'inout' || p.mode === 'variadic') && p.name === '');
+  if (unnamed.length === 0) return true;
+  return unnamed.length === 1 && BODY_TYPES.has(unnamed[0]!.type);
+}
+const BODY_TYPES: ReadonlySet<string> = new Set(['bytea', 'json', 'jsonb', 'text', 'xml']);
 
 /** Computed fields of a relation: functions taking its row type (`average_stars(films)`). */
 export function computedFieldsOf(cache: SchemaCache, relation: QualifiedName): Routine[] {

@@ -16,10 +16,17 @@ export const CUSTOM_RAISE_SQLSTATE = 'DBRST';
 /** PostgREST's spelling of it, accepted as well. */
 export const PGRST_RAISE_SQLSTATE = 'PGRST';
 
+/**
+ * The role a JWT names does not exist (`SET ROLE` answers 22023 `role "x" does not exist`): the
+ * token is refused, 401, as PostgREST answers (its ErrorSpec "when role does not exist"), not the 400
+ * of other 22023s. A message test, as PostgREST's: the SQLSTATE alone does not say it.
+ */
+const ROLE_DOES_NOT_EXIST = (e: PgError): boolean => e.code === '22023' && /^role .* does not exist$/.test(e.message);
+
 export function apiErrorFromPg(e: PgError, authenticated: boolean): ApiError {
   if (e.code === CUSTOM_RAISE_SQLSTATE || e.code === PGRST_RAISE_SQLSTATE) return fromCustomRaise(e);
 
-  const status = statusForSqlState(e.code, authenticated);
+  const status = ROLE_DOES_NOT_EXIST(e) ? 401 : statusForSqlState(e.code, authenticated);
   return {
     code: e.code,
     status,

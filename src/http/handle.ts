@@ -1,6 +1,6 @@
 // The recipe of a request: authenticate → parse → dispatch to an action (plan → build → execute →
 // respond). Every failure is an ApiError value turned into a response here, in one place.
-import { findRoutines } from '../catalog/lookup.js';
+import { findCallableRoutines } from '../catalog/lookup.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
@@ -58,7 +58,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   const parsed = parseRequest(input, {
     schemas: app.config.dbSchemas,
     routineArgNames: (schema, name) => {
-      const routines = findRoutines(cache, schema, name);
+      const routines = findCallableRoutines(cache, schema, name);
       // Only input parameters: `GET /rpc/f?out_col=eq.x` filters on an output column.
       return routines.length === 0 ? null : new Set(routines.flatMap((r) => inputParams(r).map((p) => p.name)));
     },

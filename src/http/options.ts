@@ -5,7 +5,7 @@
 //   function  OPTIONS,POST for volatile functions, else OPTIONS,GET,HEAD,POST
 //   root      OPTIONS,GET,HEAD
 // No database round trip.
-import { findRelation, findRoutines } from '../catalog/lookup.js';
+import { findRelation, findCallableRoutines } from '../catalog/lookup.js';
 import type { Relation, SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
 import { findRoutine, noRoutine } from '../plan/call-plan.js';
@@ -32,7 +32,7 @@ function optionsFor(req: ApiRequest, cache: SchemaCache): Result<ResponseSpec> {
       return ok(allow(relationVerbs(rel)));
     }
     case 'routine': {
-      const overloads = findRoutines(cache, req.schema, t.name);
+      const overloads = findCallableRoutines(cache, req.schema, t.name);
       if (overloads.length === 0) return err(noRoutine(cache, req.schema, t.name, [], 'json', false, overloads));
       // The overload a call without arguments would reach, else the first one.
       const picked = findRoutine(cache, req.schema, t.name, new Set(), 'json', false);

@@ -62,7 +62,7 @@ type HeaderValue = string | ReadonlyArray<string>;
 
 type OutHeaders = Record<string, string | number | string[]>;
 
-function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): { headers: OutHeaders; contentLength: string | undefined } {
+function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): { headers: OutHeaders; contentLength: string | undefined; nonAscii: boolean } {
   // Built in place (this runs for every response): a later spelling deletes the earlier one and
   // is added anew, so the order is that in which the winning values were set.
   // No prototype: a header named `__proto__` (SQL may set any name) stays a header.
@@ -72,6 +72,7 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
   const lower: string[] = [];
   const spelled: string[] = [];
   let contentLength: string | undefined;
+  let nonAscii = false;
   for (const source of sources) {
     for (const name in source) {
       const value = source[name]!;
@@ -85,11 +86,23 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
         spelled.push(name);
       }
       if (key === 'content-length') contentLength = name;
-      out[name] = Array.isArray(value) ? [...value] : (value as string);
+      if (Array.isArray(value) ? value.some((v) => NON_ASCII.test(v)) : NON_ASCII.test(value as string)) {
+        nonAscii = true;
+        out[name] = Array.isArray(value) ? value.map(utf8OnWire) : utf8OnWire(value as string);
+      } else out[name] = Array.isArray(value) ? [...value] : (value as string);
     }
   }
-  return { headers: out, contentLength };
+  return { headers: out, contentLength, nonAscii };
 }
+
+/**
+ * A header value with characters past ASCII (a relation named `موارد` in Content-Location, a
+ * schema in Content-Profile, a value SQL set) goes out as its UTF-8 bytes, as PostgREST sends it:
+ * Node writes header strings as Latin-1 and refuses characters past U+00FF. (Node sends the head
+ * and a string body as one UTF-8 string, so such a body is then handed over as bytes.)
+ */
+const utf8OnWire = (v: string): string => (NON_ASCII.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * PostgREST's default `Vary` on answers: the representation depends on these request headers. A
@@ -99,7 +112,7 @@ const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
 
 function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): Promise<void> | void {
   const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
-  const { headers, contentLength } = mergeHeaders([vary, spec.headers, extra]);
+  const { headers, contentLength, nonAscii } = mergeHeaders([vary, spec.headers, extra]);
   if (spec.stream) {
     // Streamed (http/stream.ts): chunked, whatever length SQL may have claimed.
     if (contentLength !== undefined) delete headers[contentLength];
@@ -118,7 +131,7 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: str
   // HEAD: no body and no made-up `Content-Length: 0` (PostgREST sends none).
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
-  res.end(spec.body ?? undefined);
+  res.end(nonAscii && typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body ?? undefined);
 }
 
 /** `Server-Timing: jwt;dur=0.1, parse;dur=0.2, …` (PostgREST's stage names). */

@@ -6,7 +6,7 @@
 // planBoundCall is the same for a routine whose arguments were already bound from other request
 // parts (engine spec §5 route mounts: path, query, header, cookie, body): it yields the same
 // PlannedCall, so http/call.ts executes and renders both identically.
-import { findRelation, findRoutines } from '../catalog/lookup.js';
+import { callableRoutineNames, findCallableRoutines, findRelation } from '../catalog/lookup.js';
 import type { Column, Routine, RoutineParam, SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
@@ -316,7 +316,7 @@ export function findRoutine(
   media: PayloadMedia,
   isPost: boolean,
 ): Result<Routine> {
-  const overloads = findRoutines(cache, schema, name);
+  const overloads = findCallableRoutines(cache, schema, name);
   const matching: Routine[] = [];
   const fallback: Routine[] = [];
   for (const r of overloads) {
@@ -347,7 +347,7 @@ function hasSingleUnnamedParam(r: Routine, media: PayloadMedia, isPost: boolean)
 
 /** `Prefer: params=single-object`: the overload with one json/jsonb parameter, named or not. */
 function findSingleObjectRoutine(cache: SchemaCache, schema: string, name: string): Result<Routine> {
-  const overloads = findRoutines(cache, schema, name);
+  const overloads = findCallableRoutines(cache, schema, name);
   const hits = overloads.filter((r) => {
     const p = inputParams(r);
     return p.length === 1 && (p[0]!.type === 'json' || p[0]!.type === 'jsonb');
@@ -395,7 +395,7 @@ export function noRoutine(
   let hint: string | null = null;
   if (!onlySingle) {
     if (overloads.length === 0) {
-      const names = [...new Set(cache.routines.filter((r) => r.schema === schema).map((r) => r.name))];
+      const names = callableRoutineNames(cache, schema);
       const close = suggest(name, names, 0.75);
       if (close !== null) hint = `Perhaps you meant to call the function ${schema}.${close}`;
     } else {

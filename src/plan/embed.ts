@@ -143,12 +143,39 @@ export function describeRelationship(rel: Relationship): { cardinality: string; 
   };
 }
 
+/**
+ * PostgREST lists DBRST201's candidates sorted as its relationships compare (EmbedDisambiguationSpec):
+ * FK relationships before computed ones; then by the two relations, self last, the cardinality
+ * (one-to-many, many-to-one, one-to-one, many-to-many), then the constraint (m2m: the junction
+ * table, then its two constraints), names compared by code point.
+ */
+function candidateOrder(a: Relationship, b: Relationship): number {
+  if (a.kind !== b.kind) return a.kind === 'fk' ? -1 : 1;
+  const keys = (r: Relationship): Array<string | number> => {
+    const base = [r.from.schema, r.from.name, r.to.schema, r.to.name, r.isSelf ? 1 : 0];
+    if (r.kind === 'computed') return [...base, r.function.schema, r.function.name];
+    if (r.cardinality === 'm2m' && r.junction) {
+      return [...base, CARDINALITY_RANK.m2m, r.junction.table.schema, r.junction.table.name, r.junction.constraintFrom, r.junction.constraintTo];
+    }
+    return [...base, CARDINALITY_RANK[r.cardinality], r.constraintName];
+  };
+  const ka = keys(a);
+  const kb = keys(b);
+  for (let i = 0; i < Math.min(ka.length, kb.length); i++) {
+    if (ka[i]! < kb[i]!) return -1;
+    if (ka[i]! > kb[i]!) return 1;
+  }
+  return ka.length - kb.length;
+}
+const CARDINALITY_RANK = { o2m: 0, m2o: 1, o2o: 2, m2m: 3 } as const;
+
 function ambiguous(parent: string, child: string, rels: ReadonlyArray<Relationship>): ApiError {
   const hintFor = (rel: Relationship) => {
     if (rel.kind === 'computed') return `'${rel.to.name}!${rel.function.name}'`;
     const h = rel.cardinality === 'm2m' && rel.junction ? rel.junction.table.name : rel.constraintName;
     return `'${rel.to.name}!${h}'`;
   };
+  rels = [...rels].sort(candidateOrder);
   const candidates = rels.map(describeRelationship);
   const e = errors.DBRST201(`Could not embed because more than one relationship was found for '${parent}' and '${child}'`, {
     // PostgREST sends a JSON array here: detailsJson renders as JSON, details keeps a text form.

@@ -274,8 +274,11 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
   const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
 
-  for (const listed of spec.items) {
-    const item = bareCount(listed, scope);
+  // Embeds first: a relationship that does not exist is reported before a column that does not
+  // (PostgREST resolves the relationships of the tree before PostgreSQL sees any column).
+  const items = spec.items.map((listed) => bareCount(listed, scope));
+  const ordered = [...items.filter((i) => i.kind === 'embed'), ...items.filter((i) => i.kind !== 'embed')];
+  for (const item of ordered) {
     switch (item.kind) {
       case 'star':
         draft.select.push({ kind: 'star' });
@@ -377,8 +380,8 @@ function buildEmbed(
   if (!rel.ok) return rel;
   const relationship: Relationship = rel.value;
   const toOne = isToOne(relationship);
-  // PostgREST v13+: a to-many spread folds each column into an array, which needs aggregates.
-  if (item.spread && !toOne && !ctx.cfg.dbAggregatesEnabled) return err(aggregatesNotAllowed());
+  // PostgREST v13+: a to-many spread folds each column into an array. That needs no
+  // db-aggregates-enabled (its SpreadQueriesSpec runs with aggregates off); only aggregate functions do.
 
   const target = findRelation(ctx.cache, relationship.to.schema, relationship.to.name);
   const depth = parent.depth + 1;

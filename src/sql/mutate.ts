@@ -243,8 +243,7 @@ function insertedCounter(delta: 1 | -1): Sql {
 /**
  * `FROM (SELECT $1::json AS json_data) pgrst_payload, LATERAL (SELECT … FROM json_to_recordset(…)
  * AS _(col type, …)) pgrst_body` (PostgREST's fromJsonBodyF). With `Prefer: missing=default` the
- * payload is jsonb and each element first gets `{"col": <DEFAULT>}` for every key it lacks — the
- * default is evaluated only for the rows that miss it (PostgREST evaluates it for every row).
+ * payload is jsonb and each element is laid over `{"col": <DEFAULT>, …}` (its own keys win).
  */
 export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: boolean } = {}): Sql {
   const defaults = body.applyDefaults ? body.columns.filter((c) => c.default !== null) : [];
@@ -262,17 +261,10 @@ export function payloadFromSql(body: MutationBody, opts: { readonly limitOne?: b
   let from = sql`FROM (SELECT ${param} AS json_data) pgrst_payload`;
   let src = constant('pgrst_payload.json_data');
   if (useDefaults) {
-    const withDefaults = (elem: Sql) =>
-      join(
-        [
-          ...defaults.map(
-            (c) =>
-              sql`(CASE WHEN ${elem} ? ${value(c.name, 'text')} THEN '{}'::jsonb ELSE pg_catalog.jsonb_build_object(${value(c.name, 'text')}, ${catalogExpression(c.default!)}) END)`,
-          ),
-          elem,
-        ],
-        constant(' || '),
-      );
+    // Every default is evaluated for every element, as PostgREST does: a sequence advances once
+    // per row even for rows that give the column (postgrest-js "bulk upsert with column defaults").
+    const defaultsObject = sql`pg_catalog.jsonb_build_object(${join(defaults.map((c) => sql`${value(c.name, 'text')}, ${catalogExpression(c.default!)}`))})`;
+    const withDefaults = (elem: Sql) => sql`${defaultsObject} || ${elem}`;
     from = body.isObject
       ? sql`${from}, LATERAL (SELECT ${withDefaults(constant('pgrst_payload.json_data'))} AS val) pgrst_json_defs`
       : sql`${from}, LATERAL (SELECT pg_catalog.jsonb_agg(${withDefaults(constant('elem'))}) AS val FROM pg_catalog.jsonb_array_elements(pgrst_payload.json_data) AS elem) pgrst_json_defs`;

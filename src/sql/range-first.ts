@@ -10,7 +10,10 @@ import type { PlannedLogic, ReadNode } from '../plan/types.js';
  * - there is no range or no embed (nothing to save);
  * - the node groups (LIMIT counts groups, after the joins a spread or aggregate needs);
  * - an `!inner` embed or a null-embed filter (`clients=is.null`) decides which rows exist;
- * - an order term sorts by an embedded to-one column (`order=clients(name)`).
+ * - an order term sorts by an embedded to-one column (`order=clients(name)`);
+ * - a to-one embed may join more than one row: a computed to-one relationship (a SETOF function
+ *   declared ROWS 1 returns what it finds), at any depth of to-one embeds. The range must then
+ *   count the joined rows, as PostgREST's LIMIT after the joins does.
  */
 export function rangeFirst(node: ReadNode): boolean {
   if (node.range.limit === null && node.range.offset === 0) return false;
@@ -18,7 +21,12 @@ export function rangeFirst(node: ReadNode): boolean {
   if (node.aggregates || node.hoisted) return false;
   if (node.embeds.some((e) => e.joinType === 'inner')) return false;
   if (node.order.some((o) => o.embed !== null)) return false;
+  if (mayMultiply(node)) return false;
   return !node.where.some(refersToEmbed);
+}
+
+function mayMultiply(node: ReadNode): boolean {
+  return node.embeds.some((e) => e.toOne && (e.join.kind === 'computed' || mayMultiply(e.node)));
 }
 
 function refersToEmbed(l: PlannedLogic): boolean {

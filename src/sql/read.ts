@@ -299,7 +299,12 @@ function selectList(node: ReadNode, flatten: boolean): { items: Sql[]; groupBy: 
         continue;
       }
       for (const o of spreadOutputs(e.node)) {
-        if (o.aggregate === null) {
+        if (o.json) {
+          // An embed inside the spread (`...processes(factories(name),…)`): grouped by its text.
+          const asText = sql`(${L}.${ident(o.name)})::text`;
+          items.push(sql`(${asText})::json AS ${ident(o.name)}`);
+          groupBy.push(asText);
+        } else if (o.aggregate === null) {
           items.push(sql`${L}.${ident(o.name)}`);
           groupBy.push(ordinal(items.length));
         } else {
@@ -333,19 +338,29 @@ function hoistedItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colu
   return selectItemSql(alias, s, columns);
 }
 
-/** The outputs of a to-one spread, with the aggregate its parent applies to each (hoisted ones). */
-function spreadOutputs(node: ReadNode): Array<{ name: string; aggregate: AggregateName | null; cast: string | null }> {
-  const out: Array<{ name: string; aggregate: AggregateName | null; cast: string | null }> = [];
+/**
+ * The outputs of a to-one spread, with the aggregate its parent applies to each (hoisted ones), and
+ * whether it is JSON (an embed, or a to-many spread's array: json has no equality operator).
+ */
+interface SpreadOutput {
+  readonly name: string;
+  readonly aggregate: AggregateName | null;
+  readonly cast: string | null;
+  readonly json: boolean;
+}
+
+function spreadOutputs(node: ReadNode): SpreadOutput[] {
+  const out: SpreadOutput[] = [];
   for (const s of node.select) {
-    if (s.kind === 'star') out.push(...node.columns.map((c) => ({ name: c.name, aggregate: null, cast: null })));
-    else if (s.kind === 'count') out.push({ name: s.outputName, aggregate: node.hoisted ? 'count' : null, cast: s.cast });
-    else out.push({ name: s.outputName, aggregate: node.hoisted ? s.aggregate : null, cast: s.aggregateCast });
+    if (s.kind === 'star') out.push(...node.columns.map((c) => ({ name: c.name, aggregate: null, cast: null, json: false })));
+    else if (s.kind === 'count') out.push({ name: s.outputName, aggregate: node.hoisted ? 'count' : null, cast: s.cast, json: false });
+    else out.push({ name: s.outputName, aggregate: node.hoisted ? s.aggregate : null, cast: s.aggregateCast, json: false });
   }
   for (const e of node.embeds) {
     if (e.silent) continue;
     if (e.spread && e.toOne) out.push(...spreadOutputs(e.node));
-    else if (e.spread) out.push(...outputNames(e.node).map((name) => ({ name, aggregate: null, cast: null })));
-    else out.push({ name: e.outputName, aggregate: null, cast: null });
+    else if (e.spread) out.push(...outputNames(e.node).map((name) => ({ name, aggregate: null, cast: null, json: true })));
+    else out.push({ name: e.outputName, aggregate: null, cast: null, json: true });
   }
   return out;
 }

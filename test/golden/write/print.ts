@@ -33,7 +33,7 @@ const cases: Array<[string, string]> = [
   ['POST return=representation with select= and an embed over the written rows', `mutateStatement(cache, request(cache, 'POST', '/projects?select=id,name,clients(name)', { Prefer: 'return=representation' }, { name: 'a', client_id: 1 }))`],
   ['POST merge-duplicates on_conflict, headers-only: counted inserts, Location', `mutateStatement(cache, request(cache, 'POST', '/employees?on_conflict=name', { Prefer: 'resolution=merge-duplicates, return=headers-only' }, [{ id: 1, name: 'a' }]))`],
   ['POST ignore-duplicates', `mutateStatement(cache, request(cache, 'POST', '/employees', { Prefer: 'resolution=ignore-duplicates' }, [{ id: 1, name: 'a' }]))`],
-  ['POST missing=default: defaults only for the keys an element lacks', `mutateStatement(cache, request(cache, 'POST', '/defaults?columns=label,n', { Prefer: 'missing=default' }, [{ label: 'x' }]))`],
+  ["POST missing=default: each element laid over its columns' defaults", `mutateStatement(cache, request(cache, 'POST', '/defaults?columns=label,n', { Prefer: 'missing=default' }, [{ label: 'x' }]))`],
   ['PATCH with filters and strict max-affected: the postcondition', `mutateStatement(cache, request(cache, 'PATCH', '/items?id=gt.1&name=like.a*', { Prefer: 'handling=strict, max-affected=5' }, { qty: 3 }))`],
   ['PATCH limited by order and limit: rows chosen first, matched by ctid', `mutateStatement(cache, request(cache, 'PATCH', '/items?qty=gt.1&order=id.desc&limit=2', {}, { qty: 3 }))`],
   ['PATCH with an empty body changes nothing', `mutateStatement(cache, request(cache, 'PATCH', '/items?id=eq.1', { Prefer: 'return=representation' }, {}))`],

@@ -157,9 +157,9 @@ t.test('with jwt-secret and db-anon-role', async (t) => {
     await expectError(t, s, '/whoami', bearer(token), { status: 401, code: 'DBRST303', message: "The JWT 'exp' claim must be a number" });
   });
 
-  t.test('a role that does not exist: the database error and its status', async (t) => {
+  t.test('a role that does not exist: the database error, 401 as PostgREST (ErrorSpec "when role does not exist")', async (t) => {
     const token = await sign({ role: 'auth_no_such_role' });
-    const res = await expectError(t, s, '/whoami', bearer(token), { status: 400, code: '22023' });
+    const res = await expectError(t, s, '/whoami', bearer(token), { status: 401, code: '22023', wwwAuthenticate: 'Bearer' });
     t.equal(res.json().message, 'role "auth_no_such_role" does not exist');
   });
 

@@ -68,11 +68,12 @@ t.test('DBRST201: ambiguous embedding', async (t) => {
     code: 'DBRST201',
     status: 300,
     message: "Could not embed because more than one relationship was found for 'messages' and 'users'",
-    hint: "Try changing 'users' to one of the following: 'users!messages_sender_fkey', 'users!messages_recipient_fkey'. Find the desired relationship in the 'details' key.",
+    // PostgREST's order: same cardinality, so by constraint name.
+    hint: "Try changing 'users' to one of the following: 'users!messages_recipient_fkey', 'users!messages_sender_fkey'. Find the desired relationship in the 'details' key.",
   });
   t.same(JSON.parse((e as { details: string }).details), [
-    { cardinality: 'many-to-one', embedding: 'messages with users', relationship: 'messages_sender_fkey using messages(sender) and users(id)' },
     { cardinality: 'many-to-one', embedding: 'messages with users', relationship: 'messages_recipient_fkey using messages(recipient) and users(id)' },
+    { cardinality: 'many-to-one', embedding: 'messages with users', relationship: 'messages_sender_fkey using messages(sender) and users(id)' },
   ]);
 });
 
