@@ -18,7 +18,8 @@ export type KeyType =
   | { readonly kind: 'string'; readonly format?: StringFormat }
   | { readonly kind: 'secret' }
   | { readonly kind: 'int'; readonly min: number; readonly max?: number }
-  | { readonly kind: 'bool' }
+  /** `words`: PostgREST spellings of true and false besides the usual ones (log-query's `main-query` / `disabled`). */
+  | { readonly kind: 'bool'; readonly words?: { readonly true: string; readonly false: string } }
   /** Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. */
   | { readonly kind: 'list'; readonly emptyable?: boolean }
   | { readonly kind: 'enum'; readonly values: ReadonlyArray<string> }
@@ -141,8 +142,8 @@ const KEY_LIST = [
     doc: 'Treat jwt-secret as base64-encoded.' }),
   key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
     doc: 'crit, error (5xx), warn (4xx), info (every request) or debug.' }),
-  key({ name: 'log-query', field: 'logQuery', type: BOOL, default: false,
-    doc: 'Log the SQL of each request at the current log-level.' }),
+  key({ name: 'log-query', field: 'logQuery', type: { kind: 'bool', words: { true: 'main-query', false: 'disabled' } }, default: false,
+    doc: 'Log the SQL of each request\'s main statement at the current log-level; PostgREST 13\'s "main-query" and "disabled" mean true and false.' }),
   key({ name: 'openapi-mode', field: 'openapiMode', type: { kind: 'enum', values: OPENAPI_MODE_VALUES },
     default: 'follow-privileges', doc: 'Whether the OpenAPI document follows or ignores role privileges, or is disabled.' }),
   key({ name: 'openapi-security-active', field: 'openapiSecurityActive', type: BOOL, default: false,
@@ -162,7 +163,7 @@ const KEY_LIST = [
   key({ name: 'server-port', field: 'serverPort', type: PORT, default: 3000,
     doc: 'TCP port of the HTTP server; 0 picks a free port.' }),
   key({ name: 'server-reuseport', field: 'serverReuseport', type: BOOL, default: false,
-    doc: 'Set SO_REUSEPORT so several instances can share server-port.' }),
+    doc: 'Set SO_REUSEPORT so several instances can share server-port; needs Node 22.12 or 23.1+ on Linux or FreeBSD (refused elsewhere).' }),
   key({ name: 'server-stream-threshold', field: 'serverStreamThreshold', type: { kind: 'int', min: 0 }, default: 1000,
     doc: 'Reads and set-returning calls that may return more rows than this are streamed through a cursor (constant memory).', origin: 'dbrest' }),
   key({ name: 'server-timing-enabled', field: 'serverTimingEnabled', type: BOOL, default: false,
@@ -245,7 +246,7 @@ export function describeType(t: KeyType): string {
     case 'string': return 'string';
     case 'secret': return 'string (secret)';
     case 'int': return t.max === undefined ? `integer ≥ ${t.min}` : `integer ${t.min}–${t.max}`;
-    case 'bool': return 'boolean';
+    case 'bool': return t.words ? `boolean, "${t.words.true}" or "${t.words.false}"` : 'boolean';
     case 'list': return 'comma-separated list';
     case 'enum': return t.values.join(' | ');
     case 'json': return 'JSON routes, or a routes file';

@@ -29,6 +29,7 @@ import { contextSettings } from '../sql/tx-settings.js';
 import type { Logger } from '../observe/log.js';
 import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
+import { logQuery } from '../observe/query-log.js';
 import { holdYoungGeneration } from './young-gen.js';
 
 /** Bytes of rows asked for per Execute once streaming (the batch size adapts to the row size). */
@@ -93,6 +94,7 @@ export type StreamOutcome =
 /** Open the request's cursor and read its first batch (one round trip). */
 async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
   const cfg = app.config;
+  if (cfg.logQuery) logQuery(app.log, main);
   const opened = await openRequestCursor(app.pool, {
     readOnly: true,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
