@@ -127,7 +127,7 @@ const KEY_LIST = [
   key({ name: 'db-tx-end', field: 'dbTxEnd', type: { kind: 'enum', values: TX_END_VALUES }, default: 'commit',
     doc: 'How transactions end; the -allow-override values honour Prefer: tx=commit|rollback.' }),
   key({ name: 'db-uri', field: 'dbUri', type: { kind: 'string', format: 'db-uri' }, default: null, secret: 'uri-password',
-    doc: 'PostgreSQL connection string (URI or key=value, or @file); unset starts the embedded database.' }),
+    doc: 'PostgreSQL connection string (URI or key=value, or @file: a name in the config file is relative to its directory); unset starts the embedded database.' }),
   key({ name: 'jwt-aud', field: 'jwtAud', type: { kind: 'string', format: 'string-or-uri' }, default: null,
     doc: 'Expected JWT audience (aud) claim.' }),
   key({ name: 'jwt-cache-max-entries', field: 'jwtCacheMaxEntries', type: { kind: 'int', min: 0 }, default: 1000,
@@ -137,7 +137,7 @@ const KEY_LIST = [
   key({ name: 'jwt-role-claim-key', field: 'jwtRoleClaimKey', type: STRING, default: '.role', aliases: ['role-claim-key'],
     doc: 'JSPath of the role claim in the JWT, e.g. .role or .realm_access.roles[0].' }),
   key({ name: 'jwt-secret', field: 'jwtSecret', type: { kind: 'secret' }, default: null, secret: 'value',
-    doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file.' }),
+    doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file (relative to the config file\'s directory when written there).' }),
   key({ name: 'jwt-secret-is-base64', field: 'jwtSecretIsBase64', type: BOOL, default: false, aliases: ['secret-is-base64'],
     doc: 'Treat jwt-secret as base64-encoded.' }),
   key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
@@ -149,11 +149,11 @@ const KEY_LIST = [
   key({ name: 'openapi-security-active', field: 'openapiSecurityActive', type: BOOL, default: false,
     doc: 'Include security definitions in the OpenAPI document.' }),
   key({ name: 'openapi-server-proxy-uri', field: 'openapiServerProxyUri', type: { kind: 'string', format: 'http-uri' },
-    default: null, doc: 'Base URL the OpenAPI document advertises, e.g. https://example.com:8443/api.' }),
+    default: null, aliases: ['server-proxy-uri'], doc: 'Base URL the OpenAPI document advertises, e.g. https://example.com:8443/api.' }),
   key({ name: 'openapi-version', field: 'openapiVersion', type: { kind: 'enum', values: OPENAPI_VERSION_VALUES },
     default: '2.0', origin: 'dbrest', doc: 'OpenAPI version served at the root path: 2.0 (Swagger, as PostgREST) or 3.1.' }),
   key({ name: 'routes', field: 'routes', type: { kind: 'json', shape: 'routes' }, default: [], origin: 'dbrest',
-    doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them.' }),
+    doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them (relative to the config file\'s directory when written there).' }),
   key({ name: 'server-cors-allowed-origins', field: 'serverCorsAllowedOrigins', type: { kind: 'list' }, default: null,
     doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
   key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
@@ -193,6 +193,15 @@ for (const k of CONFIG_KEYS) {
   byField.set(k.field, k);
   for (const a of k.aliases) byAlias.set(a, k);
 }
+
+/**
+ * PostgREST keys that mean nothing here: a `.conf` written for PostgREST still loads, and each of
+ * these is ignored with a warning saying why (PostgREST itself accepts them).
+ */
+export const IGNORED_KEYS: ReadonlyMap<string, string> = new Map([
+  ['db-use-legacy-gucs', 'ignored: dbrest sets only the JSON settings request.headers, request.cookies and request.jwt.claims (PostgREST ≥ 10\'s, which this key turned off)'],
+  ['raw-media-types', 'ignored: media types other than JSON, CSV and plain text are served by functions whose return type is a domain named after the type (PostgREST ≥ 12\'s media type handlers)'],
+]);
 
 export const APP_SETTINGS_KEY: ConfigKey<'appSettings'> = byField.get('appSettings') as ConfigKey<'appSettings'>;
 
