@@ -3,5 +3,5 @@ import { errors } from '../errors/catalog.js';
 import type { ApiError } from '../errors/types.js';
 
 export function bodyTooLarge(limit: number): ApiError {
-  return errors.DBRST404('Payload Too Large', { details: `The request body is larger than ${limit} bytes (server-max-body-size)` });
+  return errors.DBRST604('Payload Too Large', { details: `The request body is larger than ${limit} bytes (server-max-body-size)` });
 }

@@ -21,7 +21,7 @@ export interface HttpServer {
   inFlight(): number;
 }
 
-/** A body over the limit is not kept: the request is answered 413 (DBRST404) and its connection closed. */
+/** A body over the limit is not kept: the request is answered 413 (DBRST604) and its connection closed. */
 const TOO_LARGE = Symbol('too large');
 
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null | typeof TOO_LARGE> | null {
