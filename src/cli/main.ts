@@ -144,6 +144,7 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
     const flags = configFlags(opts);
     const load = (): Promise<LoadedConfig> => loadConfig({ file, cwd: io.cwd, env: io.env, flags });
     const loaded = await load();
+    for (const w of loaded.warnings ?? []) io.stderr.write(`⚠ ${w}\n`);
     if (reportProblems(loaded, io) !== 0) return 1;
     return next(loaded, { io, reload: load });
   };

@@ -10,14 +10,47 @@ import { listExamples } from '../embedded/examples.js';
 import { embeddedConfig, openEmbeddedDefault, type EmbeddedDefault } from '../embedded/default.js';
 import { prefetchSchemaCache } from '../catalog/prefetch.js';
 import { cacheSchemas } from '../mount/check.js';
-import { createLogger, maskUri } from '../observe/log.js';
+import { createLogger, maskUri, type Logger } from '../observe/log.js';
+import pg from 'pg';
+import { applyInDatabase, inDatabaseStatement } from '../config/in-database.js';
+import type { ConfigSource } from '../config/load.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
   readonly reload?: () => Promise<LoadedConfig>;
 }
 
-export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
+/**
+ * db-config: lay the authenticator's `pgrst.*` settings (and db-pre-config's) over the config, on
+ * its own short connection. A database that cannot be asked leaves the config as it is (the server's
+ * own recovery then deals with the database being away).
+ */
+async function withInDatabaseConfig(
+  config: AppConfig, dbUri: string, sources: Readonly<Record<string, ConfigSource>>, log: Logger,
+): Promise<AppConfig> {
+  if (!config.dbConfig) return config;
+  const client = new pg.Client({ connectionString: dbUri, application_name: 'dbrest', connectionTimeoutMillis: Math.max(1, config.dbPoolAcquisitionTimeout * 1000) });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const st = inDatabaseStatement(config.dbPreConfig);
+    // Its own read-only transaction: db-pre-config's set_config calls end with it.
+    await client.query('BEGIN READ ONLY');
+    const { rows } = await client.query<{ key: string; value: string }>(st.text, st.values as unknown[]);
+    await client.query('COMMIT');
+    const result = applyInDatabase(config, rows, sources);
+    for (const p of result.problems) log.error(`in-database configuration ignored: ${p}`);
+    if (result.applied.length > 0) log.info(`in-database configuration: ${result.applied.join(', ')}`);
+    return result.config;
+  } catch (e) {
+    log.error(`in-database configuration not read (db-config): ${(e as Error).message}`);
+    return config;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
   const log = createLogger(config.logLevel);
   const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
   let embedded: EmbeddedDefault | null = null;
@@ -48,7 +81,9 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     dbUri = embedded.uri;
     effective = embeddedConfig(config, dbUri, (m) => log.error(m));
   }
+  effective = await withInDatabaseConfig(effective, dbUri, loaded?.sources ?? {}, log);
   const embeddedUri = embedded ? dbUri : null;
+  const serverUri = dbUri;
   // Re-read the configuration; the embedded database's settings apply again. Problems keep the old one.
   const rereadConfig = async (): Promise<AppConfig | null> => {
     if (!ctx.reload) return null;
@@ -57,7 +92,15 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
       for (const p of next.problems) log.error(`config not reloaded: ${formatProblem(p)}`);
       return null;
     }
-    return embeddedUri ? embeddedConfig(next.config, embeddedUri, (m) => log.error(m)) : next.config;
+    const base = embeddedUri ? embeddedConfig(next.config, embeddedUri, (m) => log.error(m)) : next.config;
+    return withInDatabaseConfig(base, serverUri, next.sources, log);
+  };
+
+  // db-pool-automatic-recovery = false: the server closed itself on losing the database; exit 1.
+  let exitWith: ((code: number) => void) | null = null;
+  let gaveUp: Promise<void> | null = null;
+  const onGiveUp = (): void => {
+    gaveUp = (embedded ? embedded.close() : Promise.resolve()).catch(() => undefined).then(() => exitWith?.(1));
   };
 
   let server;
@@ -67,7 +110,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
     prefetched.catch(() => undefined);
     const { startServer } = await import('../http/start.js');
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp });
   } catch (e) {
     await embedded?.close();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -86,6 +129,8 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
   if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
 
   return new Promise<number>((resolve) => {
+    exitWith = resolve;
+    if (gaveUp) return void gaveUp.then(() => resolve(1)); // stopped before we got here
     let stopping = false;
     const shutdown = async (signal: string) => {
       if (stopping) return;

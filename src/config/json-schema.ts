@@ -87,7 +87,7 @@ function valueSchema(k: ConfigKey): { [key: string]: Json } {
       if (t.max !== undefined) s['maximum'] = t.max;
       return withNull(s);
     }
-    case 'bool': return { type: 'boolean' };
+    case 'bool': return t.words ? { anyOf: [{ type: 'boolean' }, { type: 'string', enum: [t.words.true, t.words.false] }] } : { type: 'boolean' };
     case 'list':
       return withNull({ anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string', description: 'comma-separated' }] });
     case 'enum': return { type: 'string', enum: [...t.values] };

@@ -18,7 +18,8 @@ export type KeyType =
   | { readonly kind: 'string'; readonly format?: StringFormat }
   | { readonly kind: 'secret' }
   | { readonly kind: 'int'; readonly min: number; readonly max?: number }
-  | { readonly kind: 'bool' }
+  /** `words`: PostgREST spellings of true and false besides the usual ones (log-query's `main-query` / `disabled`). */
+  | { readonly kind: 'bool'; readonly words?: { readonly true: string; readonly false: string } }
   /** Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. */
   | { readonly kind: 'list'; readonly emptyable?: boolean }
   | { readonly kind: 'enum'; readonly values: ReadonlyArray<string> }
@@ -100,9 +101,9 @@ const KEY_LIST = [
     default: ['statement_timeout', 'plan_filter.statement_cost_limit', 'default_transaction_isolation'],
     doc: 'Role settings applied as transaction-scoped settings (comma-separated).' }),
   key({ name: 'db-max-embed-depth', field: 'dbMaxEmbedDepth', type: { kind: 'int', min: 0 }, default: 8, origin: 'dbrest',
-    doc: 'Deepest embedding a request may ask for (select=a(b(c)) is 3; spreads count); deeper is refused with 400 DBRST420 before any SQL runs. 0: no limit.' }),
+    doc: 'Deepest embedding a request may ask for (select=a(b(c)) is 3; spreads count); deeper is refused with 400 DBRST700 before any SQL runs. 0: no limit.' }),
   key({ name: 'db-max-embeds', field: 'dbMaxEmbeds', type: { kind: 'int', min: 0 }, default: 64, origin: 'dbrest',
-    doc: 'Most embeds a request may ask for, counted at every level (spreads too); more is refused with 400 DBRST421 before any SQL runs. 0: no limit.' }),
+    doc: 'Most embeds a request may ask for, counted at every level (spreads too); more is refused with 400 DBRST701 before any SQL runs. 0: no limit.' }),
   key({ name: 'db-max-rows', field: 'dbMaxRows', type: { kind: 'int', min: 0 }, default: null, aliases: ['max-rows'],
     doc: 'Hard limit on rows a read returns; unlimited when unset.' }),
   key({ name: 'db-plan-enabled', field: 'dbPlanEnabled', type: BOOL, default: false,
@@ -132,7 +133,7 @@ const KEY_LIST = [
   key({ name: 'db-tx-end', field: 'dbTxEnd', type: { kind: 'enum', values: TX_END_VALUES }, default: 'commit',
     doc: 'How transactions end; the -allow-override values honour Prefer: tx=commit|rollback.' }),
   key({ name: 'db-uri', field: 'dbUri', type: { kind: 'string', format: 'db-uri' }, default: null, secret: 'uri-password',
-    doc: 'PostgreSQL connection string (URI or key=value, or @file); unset starts the embedded database.' }),
+    doc: 'PostgreSQL connection string (URI or key=value, or @file: a name in the config file is relative to its directory); unset starts the embedded database.' }),
   key({ name: 'jwt-aud', field: 'jwtAud', type: { kind: 'string', format: 'string-or-uri' }, default: null,
     doc: 'Expected JWT audience (aud) claim.' }),
   key({ name: 'jwt-cache-max-entries', field: 'jwtCacheMaxEntries', type: { kind: 'int', min: 0 }, default: 1000,
@@ -142,23 +143,23 @@ const KEY_LIST = [
   key({ name: 'jwt-role-claim-key', field: 'jwtRoleClaimKey', type: STRING, default: '.role', aliases: ['role-claim-key'],
     doc: 'JSPath of the role claim in the JWT, e.g. .role or .realm_access.roles[0].' }),
   key({ name: 'jwt-secret', field: 'jwtSecret', type: { kind: 'secret' }, default: null, secret: 'value',
-    doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file.' }),
+    doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file (relative to the config file\'s directory when written there).' }),
   key({ name: 'jwt-secret-is-base64', field: 'jwtSecretIsBase64', type: BOOL, default: false, aliases: ['secret-is-base64'],
     doc: 'Treat jwt-secret as base64-encoded.' }),
   key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
     doc: 'crit, error (5xx), warn (4xx), info (every request) or debug.' }),
-  key({ name: 'log-query', field: 'logQuery', type: BOOL, default: false,
-    doc: 'Log the SQL of each request at the current log-level.' }),
+  key({ name: 'log-query', field: 'logQuery', type: { kind: 'bool', words: { true: 'main-query', false: 'disabled' } }, default: false,
+    doc: 'Log the SQL of each request\'s main statement at the current log-level; PostgREST 13\'s "main-query" and "disabled" mean true and false.' }),
   key({ name: 'openapi-mode', field: 'openapiMode', type: { kind: 'enum', values: OPENAPI_MODE_VALUES },
     default: 'follow-privileges', doc: 'Whether the OpenAPI document follows or ignores role privileges, or is disabled.' }),
   key({ name: 'openapi-security-active', field: 'openapiSecurityActive', type: BOOL, default: false,
     doc: 'Include security definitions in the OpenAPI document.' }),
   key({ name: 'openapi-server-proxy-uri', field: 'openapiServerProxyUri', type: { kind: 'string', format: 'http-uri' },
-    default: null, doc: 'Base URL the OpenAPI document advertises, e.g. https://example.com:8443/api.' }),
+    default: null, aliases: ['server-proxy-uri'], doc: 'Base URL the OpenAPI document advertises, e.g. https://example.com:8443/api.' }),
   key({ name: 'openapi-version', field: 'openapiVersion', type: { kind: 'enum', values: OPENAPI_VERSION_VALUES },
     default: '2.0', origin: 'dbrest', doc: 'OpenAPI version served at the root path: 2.0 (Swagger, as PostgREST) or 3.1.' }),
   key({ name: 'routes', field: 'routes', type: { kind: 'json', shape: 'routes' }, default: [], origin: 'dbrest',
-    doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them.' }),
+    doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them (relative to the config file\'s directory when written there).' }),
   key({ name: 'server-cors-allowed-origins', field: 'serverCorsAllowedOrigins', type: { kind: 'list' }, default: null,
     doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
   key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
@@ -166,11 +167,11 @@ const KEY_LIST = [
   key({ name: 'server-max-body-size', field: 'serverMaxBodySize', type: { kind: 'int', min: 1 }, default: 100 * 1024 * 1024, origin: 'dbrest',
     doc: 'Largest request body accepted, in bytes; a larger one is answered 413 without being read.' }),
   key({ name: 'server-max-response-bytes', field: 'serverMaxResponseBytes', type: { kind: 'int', min: 0, max: 256 * 1024 * 1024 }, default: 64 * 1024 * 1024, origin: 'dbrest',
-    doc: 'Largest answer built whole (not streamed), in bytes, checked in PostgreSQL before it is sent; a larger one is refused with 400 DBRST422 and the transaction rolled back. Streamed answers are not bounded. 0: no limit.' }),
+    doc: 'Largest answer built whole (not streamed), in bytes, checked in PostgreSQL before it is sent; a larger one is refused with 400 DBRST702 and the transaction rolled back. Streamed answers are not bounded. 0: no limit.' }),
   key({ name: 'server-port', field: 'serverPort', type: PORT, default: 3000,
     doc: 'TCP port of the HTTP server; 0 picks a free port.' }),
   key({ name: 'server-reuseport', field: 'serverReuseport', type: BOOL, default: false,
-    doc: 'Set SO_REUSEPORT so several instances can share server-port.' }),
+    doc: 'Set SO_REUSEPORT so several instances can share server-port; needs Node 22.12 or 23.1+ on Linux or FreeBSD (refused elsewhere).' }),
   key({ name: 'server-stream-threshold', field: 'serverStreamThreshold', type: { kind: 'int', min: 0 }, default: 1000,
     doc: 'Reads and set-returning calls that may return more rows than this are streamed through a cursor (constant memory).', origin: 'dbrest' }),
   key({ name: 'server-timing-enabled', field: 'serverTimingEnabled', type: BOOL, default: false,
@@ -200,6 +201,15 @@ for (const k of CONFIG_KEYS) {
   byField.set(k.field, k);
   for (const a of k.aliases) byAlias.set(a, k);
 }
+
+/**
+ * PostgREST keys that mean nothing here: a `.conf` written for PostgREST still loads, and each of
+ * these is ignored with a warning saying why (PostgREST itself accepts them).
+ */
+export const IGNORED_KEYS: ReadonlyMap<string, string> = new Map([
+  ['db-use-legacy-gucs', 'ignored: dbrest sets only the JSON settings request.headers, request.cookies and request.jwt.claims (PostgREST ≥ 10\'s, which this key turned off)'],
+  ['raw-media-types', 'ignored: media types other than JSON, CSV and plain text are served by functions whose return type is a domain named after the type (PostgREST ≥ 12\'s media type handlers)'],
+]);
 
 export const APP_SETTINGS_KEY: ConfigKey<'appSettings'> = byField.get('appSettings') as ConfigKey<'appSettings'>;
 
@@ -253,7 +263,7 @@ export function describeType(t: KeyType): string {
     case 'string': return 'string';
     case 'secret': return 'string (secret)';
     case 'int': return t.max === undefined ? `integer ≥ ${t.min}` : `integer ${t.min}–${t.max}`;
-    case 'bool': return 'boolean';
+    case 'bool': return t.words ? `boolean, "${t.words.true}" or "${t.words.false}"` : 'boolean';
     case 'list': return 'comma-separated list';
     case 'enum': return t.values.join(' | ');
     case 'json': return 'JSON routes, or a routes file';

@@ -15,7 +15,7 @@ import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
 import { parseConf } from './conf-syntax.js';
 import {
   APP_SETTINGS_KEY, APP_SETTINGS_PREFIX, APP_SETTING_FLAG_FIELD, DBREST_ENV_PREFIX, PGRST_ENV_PREFIX, SCALAR_KEYS,
-  envNames, findKey, flagName, type ConfigKey,
+  IGNORED_KEYS, envNames, envSuffix, findKey, flagName, type ConfigKey,
 } from './keys.js';
 import type { AppConfig } from './types.js';
 import {
@@ -45,6 +45,8 @@ export interface LoadedConfig {
   readonly file: string | null;
   /** Empty when the config is usable. */
   readonly problems: ReadonlyArray<ConfigProblem>;
+  /** PostgREST keys that were read and ignored (IGNORED_KEYS), one line each: `raw-media-types: ignored: …`. */
+  readonly warnings?: ReadonlyArray<string>;
 }
 
 /** Where cosmiconfig looks in `cwd` (its defaults for `dbrest`, plus json/yaml/.conf spellings of dbrest.config). */
@@ -62,6 +64,7 @@ interface RawEntry {
 
 export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig> {
   const problems: ConfigProblem[] = [];
+  const warnings: string[] = [];
   const scalars = new Map<ConfigKey, RawEntry[]>();
   const appSettings = new Map<string, RawEntry[]>();
   const push = <K>(map: Map<K, RawEntry[]>, k: K, e: RawEntry): void => {
@@ -75,7 +78,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   problems.push(...fileResult.problems);
   if (fileResult.object) {
     const label = displayPath(fileResult.file as string, opts.cwd);
-    collectFileEntries(fileResult.object, label, problems,
+    collectFileEntries(fileResult.object, label, problems, warnings,
       (k, value) => push(scalars, k, { value, source: 'file', origin: label }),
       (name, value) => push(appSettings, name, { value, source: 'file', origin: label }));
   }
@@ -95,6 +98,11 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     }
   }
   problems.push(...unknownDbrestEnv(opts.env));
+  for (const [name, why] of IGNORED_KEYS) {
+    for (const env of [PGRST_ENV_PREFIX, DBREST_ENV_PREFIX].map((p) => p + envSuffix(name))) {
+      if (opts.env[env] !== undefined) warnings.push(`${name}: ${why} (from ${env})`);
+    }
+  }
 
   // 3. Flags (highest precedence).
   collectFlags(opts.flags, problems,
@@ -149,16 +157,18 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   }
   values[APP_SETTINGS_KEY.field] = settings;
 
-  // 5. `@file` values (PostgREST: db-uri and jwt-secret may be read from a file).
-  resolveAtFile(values, 'dbUri', 'db-uri', opts.cwd, problems, (s) => s.trim());
-  resolveAtFile(values, 'jwtSecret', 'jwt-secret', opts.cwd, problems, (s) => s.replace(/\r?\n$/, ''));
+  // 5. `@file` values (PostgREST: db-uri and jwt-secret may be read from a file). A name written in
+  // the config file is relative to that file's directory, as `routes` is; one from env or a flag to cwd.
+  const baseDir = (keyName: string) => (sources[keyName] === 'file' && fileResult.file ? path.dirname(fileResult.file) : opts.cwd);
+  resolveAtFile(values, 'dbUri', 'db-uri', baseDir('db-uri'), problems, (s) => s.trim());
+  resolveAtFile(values, 'jwtSecret', 'jwt-secret', baseDir('jwt-secret'), problems, (s) => s.replace(/\r?\n$/, ''));
 
   const config = values as unknown as AppConfig;
   // Checks across keys only make sense once each key is valid on its own.
   const invalid = new Set(problems.map((p) => p.key.replace(/[[.].*$/, '')));
   for (const p of validateConfig(config)) if (!invalid.has(p.key)) problems.push(p);
 
-  return { config, sources, origins, file: fileResult.file, problems };
+  return { config, sources, origins, file: fileResult.file, problems, warnings };
 }
 
 function describeOrigin(e: RawEntry): string {
@@ -291,6 +301,7 @@ function collectFileEntries(
   obj: Record<string, unknown>,
   label: string,
   problems: ConfigProblem[],
+  warnings: string[],
   onKey: (k: ConfigKey, value: unknown) => void,
   onAppSetting: (name: string, value: unknown) => void,
 ): void {
@@ -317,6 +328,11 @@ function collectFileEntries(
         if (sub === 'settings') settingsObject('app.settings', sv);
         else problems.push({ key: `app.${sub}`, message: `unknown key (in ${label})`, suggestion: 'app.settings' });
       }
+      continue;
+    }
+    const ignored = IGNORED_KEYS.get(k);
+    if (ignored !== undefined) {
+      warnings.push(`${k}: ${ignored} (in ${label})`);
       continue;
     }
     const found = findKey(k);
@@ -412,13 +428,13 @@ function resolveAtFile(
   values: Record<string, unknown>,
   field: 'dbUri' | 'jwtSecret',
   keyName: string,
-  cwd: string,
+  baseDir: string,
   problems: ConfigProblem[],
   clean: (s: string) => string,
 ): void {
   const v = values[field];
   if (typeof v !== 'string' || !v.startsWith('@') || v.length < 2) return;
-  const file = path.resolve(cwd, v.slice(1));
+  const file = path.resolve(baseDir, v.slice(1));
   let content: string;
   try {
     content = clean(readFileSync(file, 'utf8'));

@@ -70,7 +70,12 @@ export function coerceValue(key: ConfigKey, raw: unknown): Coerced<unknown> {
       return s === null ? bad('expected a string') : good(s);
     }
     case 'int': return coerceInt(t, raw);
-    case 'bool': return coerceBool(raw);
+    case 'bool': {
+      const w = typeof raw === 'string' && t.words ? raw.trim().toLowerCase() : null;
+      if (w !== null && w === t.words?.true) return good(true);
+      if (w !== null && w === t.words?.false) return good(false);
+      return coerceBool(raw);
+    }
     case 'list': return coerceList(raw, key.type.kind === 'list' && key.type.emptyable === true ? [] : key.default);
     case 'enum': return coerceEnum(t.values, raw);
     case 'json': return parseRoutes(raw);
@@ -364,7 +369,7 @@ export function parseRoutes(raw: unknown): Coerced<RouteGroup[]> {
 // ── checks across keys ──────────────────────────────────────────────────────────────────────────────────────
 
 /** Checks that need the resolved config (several keys, or a value after `@file` was read). */
-export function validateConfig(config: AppConfig): ConfigProblem[] {
+export function validateConfig(config: AppConfig, runtime: Runtime = process): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const schema of ['pg_catalog', 'information_schema']) {
     if (config.dbSchemas.includes(schema)) problems.push({ key: 'db-schemas', message: `schema ${schema} cannot be exposed` });
@@ -377,7 +382,36 @@ export function validateConfig(config: AppConfig): ConfigProblem[] {
     const problem = checkJwtSecret(config.jwtSecret, config.jwtSecretIsBase64);
     if (problem) problems.push({ key: 'jwt-secret', message: problem });
   }
+  if (config.serverReuseport && config.serverUnixSocket === null) {
+    const problem = reusePortUnsupported(runtime);
+    if (problem) problems.push({ key: 'server-reuseport', message: problem });
+  }
   return problems;
+}
+
+export interface Runtime {
+  /** `process.version`: `v20.18.0`. */
+  readonly version: string;
+  /** `process.platform`. */
+  readonly platform: string;
+}
+
+/** Where Node's listen option `reusePort` sets SO_REUSEPORT (Node's net docs list the platforms). */
+const REUSEPORT_PLATFORMS = ['linux', 'freebsd', 'sunos', 'aix'];
+
+/**
+ * server-reuseport needs Node's `reusePort` listen option, new in Node 23.1 and 22.12: older Node
+ * ignores it and a second instance fails with EADDRINUSE, so it is refused rather than accepted.
+ */
+export function reusePortUnsupported(rt: Runtime): string | null {
+  const [major = 0, minor = 0] = rt.version.replace(/^v/, '').split('.').map(Number);
+  if (!(major >= 23 && (major > 23 || minor >= 1)) && !(major === 22 && minor >= 12)) {
+    return `needs Node 22.12 or 23.1 and later (SO_REUSEPORT through listen's reusePort option); this is Node ${rt.version}: run one instance per port, or upgrade Node`;
+  }
+  if (!REUSEPORT_PLATFORMS.includes(rt.platform)) {
+    return `SO_REUSEPORT is not available on ${rt.platform} (Node supports it on Linux, FreeBSD, Solaris and AIX)`;
+  }
+  return null;
 }
 
 /** PostgREST's rule: a JWK or JWKS JSON, or a secret of at least 32 characters (after base64 decoding). */

@@ -5,5 +5,5 @@ import type { ApiError } from '../errors/types.js';
 import type { BodyLimit } from '../mount/body-limit.js';
 
 export function bodyTooLarge(limit: BodyLimit): ApiError {
-  return errors.DBRST404('Payload Too Large', { details: `The request body is larger than ${limit.bytes} bytes (${limit.setBy})` });
+  return errors.DBRST604('Payload Too Large', { details: `The request body is larger than ${limit.bytes} bytes (${limit.setBy})` });
 }

@@ -50,13 +50,13 @@ export function clientErrorFor(err: ParserError, maxHeaderBytes: number): ApiErr
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return overflowedPart(err) === 'uri'
-        ? errors.DBRST405('URI Too Long', { details: `The request line is longer than the server accepts (${maxHeaderBytes} bytes for the request line and headers together)` })
-        : errors.DBRST406('Request Header Fields Too Large', { details: `The request headers are larger than the server accepts (${maxHeaderBytes} bytes for the request line and headers together)` });
+        ? errors.DBRST605('URI Too Long', { details: `The request line is longer than the server accepts (${maxHeaderBytes} bytes for the request line and headers together)` })
+        : errors.DBRST606('Request Header Fields Too Large', { details: `The request headers are larger than the server accepts (${maxHeaderBytes} bytes for the request line and headers together)` });
     case 'ECONNRESET':
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return null; // nobody to answer, or Node's own 408 below
     default:
-      return err.code?.startsWith('HPE_') ? errors.DBRST407('Bad Request', { details: 'The request is not a well-formed HTTP/1.1 request' }) : null;
+      return err.code?.startsWith('HPE_') ? errors.DBRST607('Bad Request', { details: 'The request is not a well-formed HTTP/1.1 request' }) : null;
   }
 }
 

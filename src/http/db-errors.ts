@@ -46,9 +46,9 @@ function tooManyColumns(e: ApiError): ApiError {
   return { ...e, status: 400, hint: e.hint ?? 'Select fewer columns in one request' };
 }
 
-/** DBRST422: a buffered answer over server-max-response-bytes, refused in SQL (sql/response-cap.ts). */
+/** DBRST702: a buffered answer over server-max-response-bytes, refused in SQL (sql/response-cap.ts). */
 function responseTooLarge(bytes: number, cap: number): ApiError {
-  return errors.DBRST422(`The response would be ${bytes} bytes; at most ${cap} are sent whole`, {
+  return errors.DBRST702(`The response would be ${bytes} bytes; at most ${cap} are sent whole`, {
     details: 'server-max-response-bytes bounds an answer built whole; a write was rolled back',
     hint: 'Ask for less (a limit or Range, fewer columns or embeds), or read it streamed: a read without a limit at or under server-stream-threshold, and without Prefer: count',
   });

@@ -140,11 +140,11 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
   });
 
   if (ctx.input.bodyTooLarge) return fail(bodyTooLarge(ctx.input.bodyTooLarge));
-  if (match.kind === 'none') return fail(errors.DBRST400(`No route for ${ctx.pathname}`));
+  if (match.kind === 'none') return fail(errors.DBRST600(`No route for ${ctx.pathname}`));
   if (match.kind === 'method') {
     const allow = match.allow.join(', ');
     if (base.method === 'OPTIONS') return { response: { status: 200, headers: { Allow: allow }, body: null }, errorCode: null };
-    return fail(errors.DBRST401(`Method ${base.method} is not allowed here`, { details: `Allowed: ${allow}`, headers: { Allow: allow } }));
+    return fail(errors.DBRST601(`Method ${base.method} is not allowed here`, { details: `Allowed: ${allow}`, headers: { Allow: allow } }));
   }
   const m = match.mount;
   const produces = m.mount.produces ?? m.group.produces;
@@ -157,7 +157,7 @@ export async function runMountMatch(match: MountMatch, who: Result<AuthResult>, 
   if (!who.ok) return fail(who.error, media);
   if (m.kind === 'broken') {
     ctx.app.log.error(`${m.where} (${m.mount.methods.join(',')} ${m.mount.path}) is unavailable: ${m.problem}`);
-    return fail(errors.DBRST403('This route is not available', { hint: 'The server log names the problem with its configuration' }), media);
+    return fail(errors.DBRST603('This route is not available', { hint: 'The server log names the problem with its configuration' }), media);
   }
   const run: MountedRequest = { params: match.params, media, base: { ...base, accept }, who: who.value, group: match.group };
   const result = m.kind === 'call' ? await runMountedCall(m, run, ctx) : await runMountedRelation(m, run, ctx);

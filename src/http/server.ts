@@ -22,7 +22,7 @@ export interface HttpServer {
   inFlight(): number;
 }
 
-/** A body over the limit is not kept: the request is answered 413 (DBRST404) and its connection closed. */
+/** A body over the limit is not kept: the request is answered 413 (DBRST604) and its connection closed. */
 const TOO_LARGE = Symbol('too large');
 
 /** No body announced (a plain GET): nothing to wait for, and no limit to look up. */

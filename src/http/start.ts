@@ -48,7 +48,8 @@ export interface RunningServer {
 /** Keys whose new value only takes effect after a restart. */
 const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
-  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'adminServerHost', 'adminServerPort', 'dbEmbeddedDir', 'dbEmbeddedDurable',
+  'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
+  'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery',
 ];
 
 export interface StartOptions {
@@ -56,12 +57,20 @@ export interface StartOptions {
   readonly rereadConfig?: () => Promise<AppConfig | null>;
   /** A first schema-cache load already under way (catalog/prefetch.ts); if it fails, the first load runs as usual. */
   readonly prefetched?: Promise<PrefetchedSchemaCache>;
+  /**
+   * db-pool-automatic-recovery = false and the database is lost while serving: called once the
+   * server is closed (`dbrest serve` exits 1, so an orchestrator restarts it). Default: nothing more.
+   */
+  readonly onGiveUp?: (reason: string) => void;
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<number> {
+function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // reusePort (SO_REUSEPORT) is a listen option from Node 22.12 / 23.1 on; validate.ts refuses
+    // server-reuseport on older Node, so it is only passed where Node honours it.
+    const options = reusePort ? { port, host, reusePort: true } : { port, host };
+    server.listen(options, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
@@ -192,7 +201,14 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
           return;
         } catch (e) {
           const pgErr = toPgError(e);
-          log.error(`database unavailable (attempt ${attempt}, next in ${(delay / 1000).toFixed(1)} s): ${pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message}`);
+          const why = pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message;
+          if (!config.dbPoolAutomaticRecovery) {
+            // A lost connection was found gone for good: stop instead of serving 503s.
+            log.error(`database unavailable and db-pool-automatic-recovery is false: stopping (${why})`);
+            void close().then(() => opts.onGiveUp?.(why));
+            return;
+          }
+          log.error(`database unavailable (attempt ${attempt}, next in ${(delay / 1000).toFixed(1)} s): ${why}`);
         }
         await backoff(delay);
         delay = Math.min(delay * 2, RETRY_MAX_MS);
@@ -225,13 +241,19 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     loadedAtStart = true;
   } catch (e) {
     const pgErr = toPgError(e);
-    log.error(`could not load the schema cache: ${pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message}; retrying`);
+    const why = pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message;
+    if (!config.dbPoolAutomaticRecovery) {
+      // Not serving 503s until the database comes: the caller (serve) reports it and exits 1.
+      await pool.end().catch(() => undefined);
+      throw new Error(`could not load the schema cache and db-pool-automatic-recovery is false: ${why}`);
+    }
+    log.error(`could not load the schema cache: ${why}; retrying`);
     connectionLost();
   }
 
   const { server, inFlight } = createHttpServer(app);
   // server-unix-socket takes precedence over host and port, as in PostgREST.
-  const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort);
+  const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
 
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.
@@ -261,15 +283,21 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
 
   let admin: http.Server | null = null;
   let adminUrl: string | null = null;
-  if (config.adminServerPort !== null) {
+  // admin-server-unix-socket takes precedence over admin-server-port, as server-unix-socket does.
+  if (config.adminServerPort !== null || config.adminServerUnixSocket !== null) {
     admin = createAdminServer(async () => {
       const ready = cache !== null && connected;
       if (!ready) poke();
       return ready;
     });
-    const adminHost = config.adminServerHost ?? config.serverHost;
-    const adminPort = await listen(admin, adminHost, config.adminServerPort);
-    adminUrl = `http://${urlHost(adminHost)}:${adminPort}`;
+    if (config.adminServerUnixSocket !== null) {
+      await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
+      adminUrl = `unix:${config.adminServerUnixSocket}`;
+    } else {
+      const adminHost = config.adminServerHost ?? config.serverHost;
+      const adminPort = await listen(admin, adminHost, config.adminServerPort as number);
+      adminUrl = `http://${urlHost(adminHost)}:${adminPort}`;
+    }
   }
 
   let closing: Promise<void> | null = null;

@@ -29,6 +29,7 @@ import { contextSettings, timeoutAfterFirstBatch } from '../sql/tx-settings.js';
 import type { Logger } from '../observe/log.js';
 import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
+import { logQuery } from '../observe/query-log.js';
 import { holdYoungGeneration } from './young-gen.js';
 
 /** Bytes of rows asked for per Execute once streaming (the batch size adapts to the row size). */
@@ -94,6 +95,7 @@ export type StreamOutcome =
 async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
   const cfg = app.config;
   const lifted = timeoutAfterFirstBatch(cfg, who.role, app.roleSettings());
+  if (cfg.logQuery) logQuery(app.log, main);
   const opened = await openRequestCursor(app.pool, {
     readOnly: true,
     settings: contextSettings(req, who, cfg, app.roleSettings()),

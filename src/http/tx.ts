@@ -7,6 +7,7 @@ import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { compile, ident, qualified, sql, type Statement } from '../sql/fragment.js';
 import { contextSettings } from '../sql/tx-settings.js';
+import { logQuery } from '../observe/query-log.js';
 import type { AppState } from './app.js';
 
 export function txEnd(cfg: Pick<AppConfig, 'dbTxEnd'>, prefs: Pick<Preferences, 'tx'>): 'commit' | 'rollback' {
@@ -63,6 +64,7 @@ export function runRequestTransaction(
   { readOnly = false, prepared = app.config.dbPreparedStatements, hedge = false }: RunOptions = {},
 ): Promise<TxOutcome> {
   const cfg = app.config;
+  if (cfg.logQuery) for (const st of statements) logQuery(app.log, st);
   const end = txEnd(cfg, req.preferences);
   // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
   const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;

@@ -128,7 +128,7 @@ export function checkBodyType(bindings: ReadonlyArray<Binding>, consumes: Readon
   else accepted = true;
   if (accepted) return ok(null);
   const given = ct ? `${ct.type}/${ct.subtype}` : 'none';
-  return err(errors.DBRST402(`Unsupported Content-Type: ${given}`, {
+  return err(errors.DBRST602(`Unsupported Content-Type: ${given}`, {
     details: consumes.length > 0 ? `This route takes ${consumes.join(', ')}` : null,
   }));
 }

@@ -12,14 +12,18 @@ export interface Logger {
   info(msg: string): void;
   debug(msg: string): void;
   enabled(level: LogLevel): boolean;
+  /** A line at the configured level itself (whatever it is): log-query's SQL. */
+  atLevel(msg: string): void;
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
   const at = (l: LogLevel, paint: (s: string) => string) => (msg: string) => {
     if (rank[l] <= rank[level]) write(`${chalk.dim(new Date().toISOString())} ${paint(l.toUpperCase().padEnd(5))} ${msg}`);
   };
+  const paints: Record<LogLevel, (s: string) => string> = { crit: chalk.red, error: chalk.red, warn: chalk.yellow, info: chalk.cyan, debug: chalk.gray };
   return {
     level,
+    atLevel: at(level, paints[level]),
     error: at('error', chalk.red),
     warn: at('warn', chalk.yellow),
     info: at('info', chalk.cyan),

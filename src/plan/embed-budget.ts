@@ -49,12 +49,12 @@ export function checkEmbedBudget(items: ReadonlyArray<SelectItem> | null, cfg: E
   if (maxDepth === 0 && maxEmbeds === 0) return null;
   const { depth, count } = embedShape(items);
   if (maxDepth > 0 && depth > maxDepth) {
-    return errors.DBRST420(`The select nests embeds ${depth} levels deep; at most ${maxDepth} are allowed`, {
+    return errors.DBRST700(`The select nests embeds ${depth} levels deep; at most ${maxDepth} are allowed`, {
       hint: 'Embed fewer levels in one request (the server\'s db-max-embed-depth)',
     });
   }
   if (maxEmbeds > 0 && count > maxEmbeds) {
-    return errors.DBRST421(`The select has ${count} embeds; at most ${maxEmbeds} are allowed`, {
+    return errors.DBRST701(`The select has ${count} embeds; at most ${maxEmbeds} are allowed`, {
       hint: 'Ask for fewer embedded resources in one request (the server\'s db-max-embeds)',
     });
   }

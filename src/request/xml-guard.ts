@@ -1,6 +1,6 @@
 // XML from the network never reaches PostgreSQL's XML parser with a DTD (issue #26, finding 4): an
 // internal entity referenced many times costs the backend seconds of CPU per request, and the
-// libxml2 some builds bundle is old. Pure; the callers turn a refusal into DBRST408 (400).
+// libxml2 some builds bundle is old. Pure; the callers turn a refusal into DBRST608 (400).
 //
 // The rule is stricter than "no <!DOCTYPE in the prolog", so no spelling can slip past it: outside a
 // DTD, well-formed XML has `<!` only to open a comment (`<!--`) or a CDATA section (`<![CDATA[`);
@@ -77,7 +77,7 @@ export function jsonXmlProblem(text: string, keys: ReadonlyArray<string>): { key
 
 /** The 400 for XML input with a DTD; `what` names the input (`The request body`, `Argument doc`). */
 export function xmlRefused(what: string, problem: string): ApiError {
-  return errors.DBRST408(`${what} is XML with a DTD or another markup declaration, which is not accepted`, {
+  return errors.DBRST608(`${what} is XML with a DTD or another markup declaration, which is not accepted`, {
     details: problem,
     hint: 'Send the document without <!DOCTYPE …> and without entity declarations',
   });

@@ -115,6 +115,18 @@ t.test('check-config: a good file prints the resolved config with sources, secre
   t.match(r.stdout, /^db-tx-end = "commit" +\(default\)$/m);
 });
 
+t.test('check-config: a PostgREST .conf with keys that mean nothing here loads, each ignored key warned about once, exit 0', async (t) => {
+  const cwd = tempDir(t, {
+    'postgrest.conf': 'db-uri = "postgres://a@h/db"\ndb-use-legacy-gucs = false\nraw-media-types = "image/png"\nserver-proxy-uri = "https://api.example.com"\n',
+  });
+  const r = await dbrest(['check-config', 'postgrest.conf'], { cwd });
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stderr, /^⚠ db-use-legacy-gucs: ignored: .*\(in postgrest\.conf\)$/m);
+  t.match(r.stderr, /^⚠ raw-media-types: ignored: .*\(in postgrest\.conf\)$/m);
+  t.equal(r.stderr.trimEnd().split('\n').length, 2);
+  t.match(r.stdout, /^openapi-server-proxy-uri = "https:\/\/api\.example\.com" +\(file\)$/m);
+});
+
 t.test('check-config: an unreadable file is one line, exit 1', async (t) => {
   const cwd = tempDir(t);
   const r = await dbrest(['check-config', 'missing.conf'], { cwd });

@@ -7,6 +7,9 @@
 import type { Column, Relation, Relationship, Routine, SchemaCache } from '../../catalog/types.js';
 import type { Binding, ResolvedGroup, ResolvedMount } from '../../mount/check.js';
 import { parseTemplate, SEGMENT_PATTERNS, type SegmentType, type TemplateSegment } from '../../mount/template.js';
+import { anyElementMediaHandlers, findRelation, relationMediaHandlers, routineMediaHandler } from '../../catalog/lookup.js';
+import { parseAccept } from '../../request/media-type.js';
+import { negotiateMedia, NO_OFFERS, type MediaOffers } from '../negotiate.js';
 import { arrayItemsOf, columnTypeName, jsonTypeOf, withoutPublic, type JsonType } from './pg-types.js';
 
 export type { JsonType };
@@ -428,7 +431,7 @@ function mountPaths(groups: ReadonlyArray<ResolvedGroup>, scope: ApiScope, descr
       templates.push(t.value.segments);
       if (!visible(m)) continue;
       const tags = [g.group.prefix || '/'];
-      const ops = m.kind === 'call' ? callOperations(m, t.value.segments, tags) : relationMountOperations(m, t.value.segments, tags, definitionOf(m.relation));
+      const ops = m.kind === 'call' ? callOperations(m, t.value.segments, tags, cache) : relationMountOperations(m, t.value.segments, tags, definitionOf(m.relation));
       const path = openApiPath(t.value.segments);
       let entry = byPath.get(path);
       if (!entry) byPath.set(path, (entry = new Map()));
@@ -526,7 +529,9 @@ export function defaultBodyMedia(pgType: string): string {
     case 'bytea':
       return 'application/octet-stream';
     default:
-      return 'text/plain';
+      // text and other types take a body of any Content-Type (mount/bind.ts checkBodyType):
+      // the function decides (the CMS session POST reads JSON or XML by its Content-Type argument).
+      return '*/*';
   }
 }
 
@@ -551,7 +556,29 @@ function distinct(uses: ReadonlyArray<ParameterUse>): ParameterUse[] {
 }
 
 /** A function mount: its bound request parts as parameters, its body, its media types; the comment as /rpc shows it. */
-function callOperations(m: Extract<ResolvedMount, { kind: 'call' }>, segments: ReadonlyArray<TemplateSegment>, tags: ReadonlyArray<string>): Operation[] {
+/**
+ * What a call of the routine with its default select can answer beyond JSON (http/media.ts's
+ * callOffers, without a request): its own media-type domain and raw output for a single value, the
+ * returned table's handlers, the anyelement ones.
+ */
+function routineOffers(cache: SchemaCache, routine: Routine): MediaOffers {
+  const r = routine.returns;
+  if (r.kind === 'void') return NO_OFFERS;
+  const any = anyElementMediaHandlers(cache);
+  if (r.kind === 'scalar') {
+    if (r.setOf) return { ...NO_OFFERS, any };
+    return { value: routineMediaHandler(cache, routine) ?? null, own: NO_OFFERS.own, any, raw: r.type === 'xml' ? 'xml' : 'other' };
+  }
+  const own = r.isRelation && findRelation(cache, r.type.schema, r.type.name) ? relationMediaHandlers(cache, r.type.schema, r.type.name) : NO_OFFERS.own;
+  return { value: null, own, any, raw: null };
+}
+
+/** The `produces` types the call can really answer: a type it would refuse (406 DBRST107) is not advertised. */
+function answerable(produces: ReadonlyArray<string>, offers: MediaOffers): ReadonlyArray<string> {
+  return produces.filter((p) => negotiateMedia(parseAccept(p), offers).ok);
+}
+
+function callOperations(m: Extract<ResolvedMount, { kind: 'call' }>, segments: ReadonlyArray<TemplateSegment>, tags: ReadonlyArray<string>, cache: SchemaCache): Operation[] {
   const uses: ParameterUse[] = [...segmentParameters(segments)];
   let consumes: ReadonlyArray<string> | undefined;
   for (const b of m.bindings) {
@@ -566,8 +593,10 @@ function callOperations(m: Extract<ResolvedMount, { kind: 'call' }>, segments: R
     }
     // `method` and `media` bindings come from the request line and the negotiation: no parameter.
   }
-  const produces = m.mount.produces ?? m.group.produces;
   const isVoid = m.routine.returns.kind === 'void';
+  // A void function answers 204 with no body, whatever was negotiated.
+  const listed = m.mount.produces ?? m.group.produces;
+  const produces = isVoid ? listed : answerable(listed, routineOffers(cache, m.routine));
   const parameters = distinct(uses);
   return mountVerbs(m.mount.methods).map((method) => ({
     method,

@@ -35,6 +35,10 @@ t.test('dbrest.config.json serves the example', async (t) => {
   t.equal(list.status, 200);
   t.equal(list.json().BookmarkList.count, 4);
   t.equal((await httpRequest(`${server.url}${BASE}/nope`)).json().ErrorMessage.errorCode, 404);
+  // The document says what the session POST takes: JSON or XML, which reach its text argument as
+  // any Content-Type does (it was documented as text/plain only).
+  const doc = (await httpRequest(`${server.url}/`)).json();
+  t.strictSame(doc.paths[`${BASE}/user/sessions`].post.consumes, ['*/*']);
 });
 
 t.test('pgcrypto in another schema (as on Supabase): the example still loads and logs in', async (t) => {

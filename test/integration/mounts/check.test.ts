@@ -59,7 +59,7 @@ t.test('a bad mount never takes the others down', async (t) => {
   t.same(good.json(), { id: 1, name: 'apple', qty: 3 });
   const bad = await s.request('/api/bad/a');
   t.equal(bad.status, 500);
-  t.equal(bad.json().code, 'DBRST403', "the engine's shape when the group's error handler is itself broken");
+  t.equal(bad.json().code, 'DBRST603', "the engine's shape when the group's error handler is itself broken");
   t.notMatch(bad.text, /item_lst/, 'no configuration detail reaches the client');
   t.equal((await s.request('/api/bad/zzz')).status, 404);
 });
@@ -68,7 +68,7 @@ t.test("a group whose pre-request is missing serves none of its mounts", async (
   const s = await startMountServer(t, { routes: JSON.stringify({ ...BAD_ROUTES, 'error-handler': 'render_error' }) });
   const res = await s.request('/api/bad/ok/1', { headers: { Accept: 'application/json' } });
   t.equal(res.status, 500, 'not run without the check it was configured with');
-  t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST403');
+  t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST603');
 });
 
 function dbrest(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {

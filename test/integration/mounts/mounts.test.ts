@@ -57,7 +57,7 @@ t.test('route mounts', async (t) => {
     t.same((await s.request('/api/shop/items/1/')).json(), { id: 1, name: 'apple', qty: 3 }, 'with a trailing slash');
     const notInt = await s.request('/api/shop/items/abc');
     t.equal(notInt.status, 404, 'a segment that is not an int does not match');
-    t.equal(notInt.json().Error.code, 'DBRST400');
+    t.equal(notInt.json().Error.code, 'DBRST600');
     t.equal((await s.request('/api/shop/items/-1')).status, 404, 'int means decimal digits');
     const tail = await s.request('/api/shop/files/docs/a%2Fb/c.txt');
     t.equal(tail.status, 200);
@@ -70,8 +70,8 @@ t.test('route mounts', async (t) => {
     const put = await s.request('/api/shop/items/1', { method: 'PUT' });
     t.equal(put.status, 405);
     t.equal(put.headers['allow'], 'GET, HEAD, DELETE');
-    t.equal(put.headers['proxy-status'], 'dbrest; error=DBRST401');
-    t.match(put.json(), { Error: { status: 405, reason: 'Method Not Allowed', code: 'DBRST401' } });
+    t.equal(put.headers['proxy-status'], 'dbrest; error=DBRST601');
+    t.match(put.json(), { Error: { status: 405, reason: 'Method Not Allowed', code: 'DBRST601' } });
 
     const options = await s.request('/api/shop/items', { method: 'OPTIONS' });
     t.equal(options.status, 200);
@@ -138,17 +138,17 @@ t.test('route mounts', async (t) => {
 
   t.test("the group's error shape, JSON and XML, for engine errors and raises", async (t) => {
     const cases: Array<[string, string, Record<string, string>, string | undefined, number, string]> = [
-      ['GET', '/api/shop/nothing/here', {}, undefined, 404, 'DBRST400'],
-      ['GET', '/api/shop', {}, undefined, 404, 'DBRST400'],
+      ['GET', '/api/shop/nothing/here', {}, undefined, 404, 'DBRST600'],
+      ['GET', '/api/shop', {}, undefined, 404, 'DBRST600'],
       ['GET', '/api/shop/items/99/repr', {}, undefined, 404, 'PT404'],
       ['GET', '/api/shop/repr?id=many', {}, undefined, 400, '22P02'],
       ['POST', '/api/shop/items', { 'Content-Type': 'application/json' }, '{"name":', 400, 'DBRST102'],
-      ['POST', '/api/shop/items', { 'Content-Type': 'text/csv' }, 'name\nx', 415, 'DBRST402'],
-      ['POST', '/api/shop/shout', { 'Content-Type': 'application/json' }, '"hi"', 415, 'DBRST402'],
+      ['POST', '/api/shop/items', { 'Content-Type': 'text/csv' }, 'name\nx', 415, 'DBRST602'],
+      ['POST', '/api/shop/shout', { 'Content-Type': 'application/json' }, '"hi"', 415, 'DBRST602'],
       ['GET', '/api/shop/items/1/repr', { 'X-Block': 'yes' }, undefined, 401, 'PT401'],
       ['GET', '/api/shop/items/1', { Authorization: 'Bearer not-a-token' }, undefined, 401, 'DBRST301'],
-      ['GET', '/api/shop/broken', {}, undefined, 500, 'DBRST403'],
-      ['POST', '/api/shop/items', { 'Content-Type': 'application/json' }, JSON.stringify({ name: 'x'.repeat(4000) }), 413, 'DBRST404'],
+      ['GET', '/api/shop/broken', {}, undefined, 500, 'DBRST603'],
+      ['POST', '/api/shop/items', { 'Content-Type': 'application/json' }, JSON.stringify({ name: 'x'.repeat(4000) }), 413, 'DBRST604'],
     ];
     for (const [method, path, headers, body, status, code] of cases) {
       for (const format of ['json', 'xml'] as const) {
@@ -236,8 +236,8 @@ t.test('route mounts', async (t) => {
   t.test('413: a body over server-max-body-size is refused unread, on any URL', async (t) => {
     const big = await s.request('/rpc/anything', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'x'.repeat(5000) });
     t.equal(big.status, 413);
-    t.equal(big.headers['proxy-status'], 'dbrest; error=DBRST404');
-    t.match(big.json(), { code: 'DBRST404', message: 'Payload Too Large', details: /larger than 2048 bytes/ });
+    t.equal(big.headers['proxy-status'], 'dbrest; error=DBRST604');
+    t.match(big.json(), { code: 'DBRST604', message: 'Payload Too Large', details: /larger than 2048 bytes/ });
     // Chunked, with no Content-Length: refused once the limit is passed.
     const chunks = async function* () {
       for (let i = 0; i < 10; i++) yield Buffer.alloc(512, 32);
@@ -245,7 +245,7 @@ t.test('route mounts', async (t) => {
     const res = await undiciRequest(`${s.url}/api/shop/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Readable.from(chunks()) });
     t.equal(res.statusCode, 413);
     t.equal(res.headers['content-type'], 'application/vnd.shop.Error+json', "in the group's shape under a mount prefix");
-    t.match(await res.body.json(), { Error: { status: 413, code: 'DBRST404' } });
+    t.match(await res.body.json(), { Error: { status: 413, code: 'DBRST604' } });
     t.same(await s.db.query("SELECT * FROM shop.items WHERE name = ''"), []);
   });
 });

@@ -75,7 +75,7 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
         { name: 'n', in: 'query', required: false, type: 'array', items: { type: 'integer', format: 'integer' }, collectionFormat: 'multi' },
         { name: 'opt', in: 'query', required: false, type: 'string', format: 'text' },
       ],
-      produces: ['application/json', 'application/xml'],
+      produces: ['application/json'], // the group's XML left out: echo returns json, XML would be a 406
       responses: { 200: { description: 'OK' }, default: ERROR },
     });
   });
@@ -86,7 +86,7 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
       summary: 'One item',
       description: 'By its id; 404 when there is none.',
       parameters: [{ name: 'id', in: 'path', required: true, type: 'integer' }],
-      produces: ['application/json', 'application/xml'],
+      produces: ['application/json'], // item_get answers Accept: application/xml with 406 (mounts.test.ts)
       responses: { 200: { description: 'OK' }, default: ERROR },
     });
     t.strictSame(d.paths['/api/shop/items/{id}'].delete.responses, { 204: { description: 'No Content' }, default: ERROR });
@@ -153,7 +153,7 @@ t.test('mounts in the documents (follow-privileges, as mount_anon)', async (t) =
       { name: 'n', in: 'query', required: false, schema: { type: 'array', items: { type: 'integer', format: 'integer' } }, style: 'form', explode: true },
       { name: 'opt', in: 'query', required: false, schema: { type: 'string', format: 'text' } },
     ]);
-    t.strictSame(echo.responses, { 200: { description: 'OK', content: { 'application/json': {}, 'application/xml': {} } }, default: ERROR });
+    t.strictSame(echo.responses, { 200: { description: 'OK', content: { 'application/json': {} } }, default: ERROR });
     t.strictSame(e.paths['/api/shop/items'].post.requestBody, { required: true, content: { 'application/json': { schema: {} } } });
     t.strictSame(e.paths['/api/shop/shout'].post.requestBody, { required: true, content: { 'text/plain': { schema: { type: 'string' } } } });
     t.strictSame(e.paths['/api/extra/price/{ref}/{amount}'].post.requestBody, {

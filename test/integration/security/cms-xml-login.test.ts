@@ -56,7 +56,7 @@ t.test('the CMS XML login', async (t) => {
     t.equal(json.status, 400, json.text);
     t.equal(json.headers['content-type'], 'application/vnd.cms.api.ErrorMessage+json');
     t.equal(json.json().ErrorMessage.errorCode, 400);
-    t.equal(json.headers['proxy-status'], 'dbrest; error=DBRST408');
+    t.equal(json.headers['proxy-status'], 'dbrest; error=DBRST608');
     const xml = await login(scaled, 'application/vnd.cms.api.Session+xml');
     t.equal(xml.status, 400);
     t.equal(xml.headers['content-type'], 'application/vnd.cms.api.ErrorMessage+xml');

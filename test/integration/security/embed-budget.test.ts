@@ -16,9 +16,9 @@ t.test('defaults: depth 8, 64 embeds', async (t) => {
   t.test('finding 1: exponential embedding, n=18 (depth 36) is refused before any SQL runs', async (t) => {
     const res = await s.request(`/films?select=${exponential(18)}`, { headers: TRIP });
     t.equal(res.status, 400);
-    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST420');
+    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST700');
     t.same(res.json(), {
-      code: 'DBRST420',
+      code: 'DBRST700',
       message: 'The select nests embeds 36 levels deep; at most 8 are allowed',
       details: null,
       hint: "Embed fewer levels in one request (the server's db-max-embed-depth)",
@@ -32,7 +32,7 @@ t.test('defaults: depth 8, 64 embeds', async (t) => {
     const res = await s.request(`/films?select=${siblings(800)}`, { headers: TRIP });
     t.equal(res.status, 400);
     t.same(res.json(), {
-      code: 'DBRST421',
+      code: 'DBRST701',
       message: 'The select has 800 embeds; at most 64 are allowed',
       details: null,
       hint: "Ask for fewer embedded resources in one request (the server's db-max-embeds)",
@@ -45,21 +45,21 @@ t.test('defaults: depth 8, 64 embeds', async (t) => {
     t.equal(depth8.status, 200, 'depth 8');
     t.equal(depth8.json()[0].directors.films[0].directors.films[0].directors.films[0].directors.films[0].id, 1, 'nested as asked');
     const depth9 = await s.request(`/films?select=id,${'directors(id,films('.repeat(4)}id,directors(id)${'))'.repeat(4)}`, { headers: TRIP });
-    t.equal(depth9.json().code, 'DBRST420');
+    t.equal(depth9.json().code, 'DBRST700');
     const sixtyFour = await s.request(`/films?select=${siblings(64)}&id=eq.1`);
     t.equal(sixtyFour.status, 200, '64 embeds');
     t.equal(sixtyFour.json()[0].d63.id, sixtyFour.json()[0].d0.id);
     const sixtyFive = await s.request(`/films?select=${siblings(65)}`, { headers: TRIP });
-    t.equal(sixtyFive.json().code, 'DBRST421');
+    t.equal(sixtyFive.json().code, 'DBRST701');
   });
 
   t.test('spreads count as embeds and as levels', async (t) => {
     const spreadOk = await s.request(`/films?select=id,...directors(director:name),${siblings(63).slice(3)}&id=eq.1`);
     t.equal(spreadOk.status, 200, '63 embeds and a spread');
     const spreadOver = await s.request(`/films?select=id,...directors(director:name),${siblings(64).slice(3)}`, { headers: TRIP });
-    t.equal(spreadOver.json().code, 'DBRST421', '64 embeds and a spread');
+    t.equal(spreadOver.json().code, 'DBRST701', '64 embeds and a spread');
     const deep = `id,${'directors(id,films('.repeat(4)}id,...directors(name)${'))'.repeat(4)}`;
-    t.equal((await s.request(`/films?select=${deep}`, { headers: TRIP })).json().code, 'DBRST420', 'a spread at level 9');
+    t.equal((await s.request(`/films?select=${deep}`, { headers: TRIP })).json().code, 'DBRST700', 'a spread at level 9');
   });
 
   t.test('also on writes with return=representation and on function calls', async (t) => {
@@ -69,11 +69,11 @@ t.test('defaults: depth 8, 64 embeds', async (t) => {
       headers: { ...TRIP, Prefer: 'return=representation' },
       body,
     });
-    t.equal(write.json().code, 'DBRST420', 'refused before the insert');
+    t.equal(write.json().code, 'DBRST700', 'refused before the insert');
     const rows = await s.db.query(`SELECT count(*)::int AS n FROM reviews WHERE author = 'budget-test'`);
     t.equal(rows[0]!.n, 0, 'nothing was written');
     const call = await s.request(`/rpc/search_films?query=a&select=${exponential(5)}`, { headers: TRIP });
-    t.equal(call.json().code, 'DBRST420');
+    t.equal(call.json().code, 'DBRST700');
   });
 });
 

@@ -53,7 +53,7 @@ t.test('a mounted error handler without db-anon-role', async (t) => {
   t.test('a request that authenticated gets the handler, run as its role', async (t) => {
     const res = await s.request('/api/nowhere', { headers: await bearer({ role: 'web_anon' }) });
     t.equal(res.status, 404);
-    t.same(res.json(), { rendered_by: 'web_anon', code: 'DBRST400' });
+    t.same(res.json(), { rendered_by: 'web_anon', code: 'DBRST600' });
   });
 
   t.test('one that did not: the engine\'s shape, the handler not run as the authenticator', async (t) => {

@@ -63,9 +63,9 @@ t.test('route mount body limits', async (t) => {
     const before = await reached(s);
     const big = await post(s, '/api/x/length', 'text/plain', 4097);
     t.equal(big.status, 413);
-    t.equal(big.headers['proxy-status'], 'dbrest; error=DBRST404');
+    t.equal(big.headers['proxy-status'], 'dbrest; error=DBRST604');
     // Rendered by the group's error handler, as its other errors.
-    t.match(big.json(), { Error: { status: 413, code: 'DBRST404', details: /larger than 4096 bytes \(max-body-size of the route group\)/ } });
+    t.match(big.json(), { Error: { status: 413, code: 'DBRST604', details: /larger than 4096 bytes \(max-body-size of the route group\)/ } });
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
   });
 
@@ -74,7 +74,7 @@ t.test('route mount body limits', async (t) => {
     for (const ct of ['application/xml', 'application/xml; charset=utf-8', 'application/vnd.cms.api.SessionInput+xml', 'application/xml;;;', 'nonsense']) {
       const res = await post(s, '/api/x/length', ct, 2048);
       t.equal(res.status, 413, ct);
-      t.match(res.json(), { Error: { code: 'DBRST404', details: /larger than 1024 bytes \(max-body-size-by-media "application\/xml" of the route group\)/ } }, ct);
+      t.match(res.json(), { Error: { code: 'DBRST604', details: /larger than 1024 bytes \(max-body-size-by-media "application\/xml" of the route group\)/ } }, ct);
     }
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
     t.equal((await post(s, '/api/x/length', 'application/xml', 1024)).json(), 1024, 'at the limit: taken');
@@ -111,6 +111,6 @@ t.test('route mount body limits', async (t) => {
     t.equal(ok.json(), 100 * 1024);
     const big = await s.request('/rpc/body_length', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: json(1024 * 1024) });
     t.equal(big.status, 413);
-    t.match(big.json(), { code: 'DBRST404', details: /larger than 1048576 bytes \(server-max-body-size\)/ });
+    t.match(big.json(), { code: 'DBRST604', details: /larger than 1048576 bytes \(server-max-body-size\)/ });
   });
 });

@@ -1,4 +1,4 @@
-// Issue #26, finding 4: XML with a DTD from the network is refused (400 DBRST408) before PostgreSQL's
+// Issue #26, finding 4: XML with a DTD from the network is refused (400 DBRST608) before PostgreSQL's
 // XML parser sees it, wherever a request value reaches PostgreSQL as xml: a mount's body (bound to an
 // xml argument, or sent as XML to a text argument), a mount's query part, /rpc's JSON, form, query
 // and raw bodies, and writes to an xml column. What reached PostgreSQL is read off `xsec.reached`, a
@@ -61,9 +61,9 @@ t.test('XML with a DTD never reaches PostgreSQL', async (t) => {
       const res = await s.request('/api/x/xml-root', { method: 'POST', headers: XML, body });
       t.equal(res.status, 400, what);
       // The group's error handler rendered it, as its other 400s.
-      t.equal(res.json().Error.code, 'DBRST408', what);
+      t.equal(res.json().Error.code, 'DBRST608', what);
       t.equal(res.json().Error.status, 400, what);
-      t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST408', what);
+      t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST608', what);
     }
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
   });
@@ -73,13 +73,13 @@ t.test('XML with a DTD never reaches PostgreSQL', async (t) => {
     for (const ct of ['application/xml', 'text/xml', 'application/vnd.cms.api.SessionInput+xml', 'application/xml; charset=utf-8', 'application/xml;;;', 'xml']) {
       const res = await s.request('/api/x/text-root', { method: 'POST', headers: { 'Content-Type': ct }, body: entityBomb(50) });
       t.equal(res.status, 400, ct);
-      t.equal(res.json().Error.code, 'DBRST408', ct);
+      t.equal(res.json().Error.code, 'DBRST608', ct);
     }
     // UTF-16 would hide the `<!` from a byte scan: refused as well.
     const utf16 = Buffer.from('\uFEFF<!DOCTYPE r [<!ENTITY e "x">]><r>&e;</r>', 'utf16le');
     const res = await s.request('/api/x/text-root', { method: 'POST', headers: XML, body: utf16 });
     t.equal(res.status, 400);
-    t.equal(res.json().Error.code, 'DBRST408');
+    t.equal(res.json().Error.code, 'DBRST608');
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
     const clean = await s.request('/api/x/text-root', { method: 'POST', headers: XML, body: '<SessionInput><login>a</login></SessionInput>' });
     t.equal(clean.status, 200, clean.text);
@@ -90,7 +90,7 @@ t.test('XML with a DTD never reaches PostgreSQL', async (t) => {
     const before = await reached(s);
     const res = await s.request(`/api/x/xml-root?doc=${encodeURIComponent(entityBomb(20))}`);
     t.equal(res.status, 400);
-    t.equal(res.json().Error.code, 'DBRST408');
+    t.equal(res.json().Error.code, 'DBRST608');
     t.equal(await reached(s), before);
   });
 
@@ -112,7 +112,7 @@ t.test('XML with a DTD never reaches PostgreSQL', async (t) => {
       if (what === 'params=single-object') t.ok(res.status === 400 || res.status === 404, `${what}: ${res.status}`);
       else {
         t.equal(res.status, 400, `${what}: ${res.text}`);
-        t.equal(res.json().code, 'DBRST408', what);
+        t.equal(res.json().code, 'DBRST608', what);
       }
     }
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
@@ -134,7 +134,7 @@ t.test('XML with a DTD never reaches PostgreSQL', async (t) => {
     for (const [what, path, opts] of cases) {
       const res = await s.request(path, opts);
       t.equal(res.status, 400, `${what}: ${res.text}`);
-      t.equal(res.json().code, 'DBRST408', what);
+      t.equal(res.json().code, 'DBRST608', what);
     }
     t.equal(await reached(s), before, 'no request transaction reached PostgreSQL');
     t.same(await queryOnce(s.db.uri, 'SELECT count(*)::int AS n FROM xsec.docs'), [{ n: 0 }]);

@@ -54,11 +54,11 @@ t.test('head limits', async (t) => {
   const expect414 = (t: Test, res: RawResponse) => {
     t.equal(res.status, 414);
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8');
-    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST405');
+    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST605');
     t.equal(res.headers.connection, 'close');
     t.equal(Number(res.headers['content-length']), Buffer.byteLength(res.body));
     t.same(JSON.parse(res.body), {
-      code: 'DBRST405',
+      code: 'DBRST605',
       details: 'The request line is longer than the server accepts (65536 bytes for the request line and headers together)',
       hint: null,
       message: 'URI Too Long',
@@ -67,9 +67,9 @@ t.test('head limits', async (t) => {
   const expect431 = (t: Test, res: RawResponse) => {
     t.equal(res.status, 431);
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8');
-    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST406');
+    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST606');
     t.same(JSON.parse(res.body), {
-      code: 'DBRST406',
+      code: 'DBRST606',
       details: 'The request headers are larger than the server accepts (65536 bytes for the request line and headers together)',
       hint: null,
       message: 'Request Header Fields Too Large',
@@ -83,7 +83,7 @@ t.test('head limits', async (t) => {
   });
 
   for (const size of [70 * KB, 100 * KB, 1024 * KB]) {
-    t.test(`a ${size / KB} KiB URL in one write: 414 DBRST405`, async (t) => {
+    t.test(`a ${size / KB} KiB URL in one write: 414 DBRST605`, async (t) => {
       expect414(t, await rawRequest(s.url, [`GET ${longList(size)} HTTP/1.1\r\nHost: x\r\n\r\n`]));
     });
   }
@@ -95,7 +95,7 @@ t.test('head limits', async (t) => {
     expect414(t, await rawRequest(s.url, pieces, 2));
   });
 
-  t.test('one 100 KiB header: 431 DBRST406', async (t) => {
+  t.test('one 100 KiB header: 431 DBRST606', async (t) => {
     expect431(t, await rawRequest(s.url, [`GET /items HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(100 * KB)}\r\n\r\n`]));
   });
 
@@ -128,14 +128,14 @@ t.test('head limits', async (t) => {
     });
     const statuses = [...res.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
     t.same(statuses, [200, 414]);
-    t.match(res, /"code":"DBRST405"/);
+    t.match(res, /"code":"DBRST605"/);
   });
 
-  t.test('a malformed request line: 400 DBRST407', async (t) => {
+  t.test('a malformed request line: 400 DBRST607', async (t) => {
     const res = await rawRequest(s.url, ['GET /items HTTP/1.1 extra\r\nHost: x\r\n\r\n']);
     t.equal(res.status, 400);
-    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST407');
-    t.same(JSON.parse(res.body), { code: 'DBRST407', details: 'The request is not a well-formed HTTP/1.1 request', hint: null, message: 'Bad Request' });
+    t.equal(res.headers['proxy-status'], 'dbrest; error=DBRST607');
+    t.same(JSON.parse(res.body), { code: 'DBRST607', details: 'The request is not a well-formed HTTP/1.1 request', hint: null, message: 'Bad Request' });
   });
 
   t.test('the server still serves after all that', async (t) => {
@@ -149,5 +149,5 @@ t.test('client-error-verbosity=minimal applies to these answers too', async (t) 
   const s = await startTestServer(t, { config: { 'client-error-verbosity': 'minimal' } });
   const res = await rawRequest(s.url, [`GET /${'a'.repeat(100 * KB)} HTTP/1.1\r\nHost: x\r\n\r\n`]);
   t.equal(res.status, 414);
-  t.same(JSON.parse(res.body), { code: 'DBRST405', message: 'URI Too Long' });
+  t.same(JSON.parse(res.body), { code: 'DBRST605', message: 'URI Too Long' });
 });

@@ -258,3 +258,35 @@ t.test('never throws for user input', async (t) => {
   const l = await load({ cwd: '/definitely/not/a/dir', file: 'x.json', env: { DBREST_DB_POOL: '{}' }, flags: { routes: 42 } });
   t.ok(l.problems.length >= 3);
 });
+
+t.test('@file and a routes file written in the config file are relative to its directory, not cwd', async (t) => {
+  const cwd = dir(t, {
+    'conf/dbrest.conf': 'jwt-secret = "@secret.txt"\ndb-uri = "@uri.txt"\nroutes = "routes.json"\n',
+    'conf/secret.txt': 'reallyreallyreallyreallyverysafe\n',
+    'conf/uri.txt': 'postgres://u@h/db\n',
+    'conf/routes.json': '[{ "method": "GET", "path": "/x", "call": "public.x" }]',
+    'secret.txt': 'the-working-directory-one-is-not-read!!\n',
+  });
+  const l = await load({ cwd, file: 'conf/dbrest.conf' });
+  t.same(l.problems, []);
+  t.equal(l.config.jwtSecret, 'reallyreallyreallyreallyverysafe');
+  t.equal(l.config.dbUri, 'postgres://u@h/db');
+  t.equal(l.config.routes.length, 1);
+  // From the environment, a name is relative to the working directory.
+  const env = await load({ cwd, file: 'conf/dbrest.conf', env: { DBREST_JWT_SECRET: '@secret.txt' } });
+  t.equal(env.config.jwtSecret, 'the-working-directory-one-is-not-read!!');
+});
+
+t.test('PostgREST keys with no meaning here load with a warning; server-proxy-uri is an alias', async (t) => {
+  const cwd = dir(t, {
+    'postgrest.conf': 'db-use-legacy-gucs = false\nraw-media-types = "application/octet-stream"\nserver-proxy-uri = "https://api.example.com/v1"\n',
+  });
+  const l = await load({ cwd, file: 'postgrest.conf', env: { PGRST_RAW_MEDIA_TYPES: 'image/png' } });
+  t.same(l.problems, []);
+  t.equal(l.config.openapiServerProxyUri, 'https://api.example.com/v1');
+  t.match(l.warnings, [
+    /^db-use-legacy-gucs: ignored: .* \(in postgrest\.conf\)$/,
+    /^raw-media-types: ignored: .* \(in postgrest\.conf\)$/,
+    /^raw-media-types: ignored: .* \(from PGRST_RAW_MEDIA_TYPES\)$/,
+  ]);
+});
