@@ -122,8 +122,9 @@ t.test('CMS log-in: no enumeration, bcrypt cost 10, throttled failures', async (
     t.same(statuses, [401, 401, 401, 401, 401, 429, 429, 429, 429, 429], 'five 401s, then 429s');
   });
 
-  t.test('a login name of any length is counted', async (t) => {
-    const long = 'x'.repeat(20_000);
+  t.test('a login name of any length the body limit lets through is counted', async (t) => {
+    // Longer than a btree index entry may be (2,704 bytes), within the login's 8KB body limit.
+    const long = 'x'.repeat(6_000);
     t.equal((await post(s, long, 'x')).status, 401);
     t.equal((await throttleRow(s, long))?.failures, 1);
   });
