@@ -9,6 +9,7 @@ import { embeddedConfig, exampleRoutes, runningEmbeddedDefault } from '../embedd
 import { chalkFor, renderConfig, renderProblems } from '../config/print.js';
 import type { AppConfig } from '../config/types.js';
 import type { MountProblem } from '../mount/check.js';
+import { readInDatabaseConfig } from './in-database-config.js';
 
 export interface CliIo {
   readonly stdout: { write(chunk: string): unknown };
@@ -28,8 +29,9 @@ export async function runCheckConfig(loaded: LoadedConfig, io: CliIo): Promise<n
   if (reportProblems(loaded, io) !== 0) return 1;
   const chalk = chalkFor('stdout', io.env);
   if (loaded.config.dbUri !== null) {
-    io.stdout.write(renderConfig(loaded, { chalk }));
-    return checkMountsAgainstDatabase(loaded.config, io);
+    const fromDatabase = await inDatabase(loaded, loaded.config.dbUri, io);
+    io.stdout.write(renderConfig(loaded, { chalk, ...(fromDatabase ? { effective: fromDatabase } : {}) }));
+    return checkMountsAgainstDatabase(fromDatabase?.config ?? loaded.config, io);
   }
   // The embedded default: show what serve would use, and check the mounts against its database if a serve runs.
   const dataDir = path.resolve(io.cwd, loaded.config.dbEmbeddedDir);
@@ -51,6 +53,25 @@ export async function runCheckConfig(loaded: LoadedConfig, io: CliIo): Promise<n
     return 0;
   }
   return checkMountsAgainstDatabase(config, io);
+}
+
+/**
+ * db-config: the values serve would take from the database (the authenticator's `pgrst.*` settings,
+ * db-pre-config's), each shown as coming from there; null when db-config is off or nothing applies.
+ */
+async function inDatabase(loaded: LoadedConfig, dbUri: string, io: CliIo): Promise<{ config: AppConfig; sources: Record<string, string> } | null> {
+  if (!loaded.config.dbConfig) return null;
+  const warn = chalkFor('stderr', io.env).yellow;
+  try {
+    const result = await readInDatabaseConfig(loaded.config, dbUri, loaded.sources);
+    for (const p of result.problems) io.stderr.write(warn(`! db-config: ignored ${p}\n`));
+    if (result.applied.length === 0) return null;
+    const source = loaded.config.dbPreConfig ? `in the database (db-config, db-pre-config ${loaded.config.dbPreConfig})` : 'in the database (db-config)';
+    return { config: result.config, sources: Object.fromEntries(result.applied.map((k) => [k, source])) };
+  } catch (e) {
+    io.stderr.write(warn(`! db-config: the database's settings not read, it is not reachable (${(e as Error).message})\n`));
+    return null;
+  }
 }
 
 /** Where the configured `routes` came from: the file, variable or flag. */

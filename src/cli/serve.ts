@@ -11,8 +11,7 @@ import { embeddedConfig, openEmbeddedDefault, type EmbeddedDefault } from '../em
 import { prefetchSchemaCache } from '../catalog/prefetch.js';
 import { cacheSchemas } from '../mount/check.js';
 import { createLogger, maskUri, type Logger } from '../observe/log.js';
-import pg from 'pg';
-import { applyInDatabase, inDatabaseStatement } from '../config/in-database.js';
+import { readInDatabaseConfig } from './in-database-config.js';
 import type { ConfigSource } from '../config/load.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
@@ -21,32 +20,20 @@ export interface ServeContext {
 }
 
 /**
- * db-config: lay the authenticator's `pgrst.*` settings (and db-pre-config's) over the config, on
- * its own short connection. A database that cannot be asked leaves the config as it is (the server's
- * own recovery then deals with the database being away).
+ * db-config: the database's settings over the config. A database that cannot be asked leaves the
+ * config as it is (the server's own recovery then deals with the database being away).
  */
 async function withInDatabaseConfig(
   config: AppConfig, dbUri: string, sources: Readonly<Record<string, ConfigSource>>, log: Logger,
 ): Promise<AppConfig> {
-  if (!config.dbConfig) return config;
-  const client = new pg.Client({ connectionString: dbUri, application_name: 'dbrest', connectionTimeoutMillis: Math.max(1, config.dbPoolAcquisitionTimeout * 1000) });
-  client.on('error', () => undefined);
   try {
-    await client.connect();
-    const st = inDatabaseStatement(config.dbPreConfig);
-    // Its own read-only transaction: db-pre-config's set_config calls end with it.
-    await client.query('BEGIN READ ONLY');
-    const { rows } = await client.query<{ key: string; value: string }>(st.text, st.values as unknown[]);
-    await client.query('COMMIT');
-    const result = applyInDatabase(config, rows, sources);
+    const result = await readInDatabaseConfig(config, dbUri, sources);
     for (const p of result.problems) log.error(`in-database configuration ignored: ${p}`);
     if (result.applied.length > 0) log.info(`in-database configuration: ${result.applied.join(', ')}`);
     return result.config;
   } catch (e) {
     log.error(`in-database configuration not read (db-config): ${(e as Error).message}`);
     return config;
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

@@ -1,7 +1,7 @@
 // The config keys that were once accepted and inert (issue 32): each does what its doc says, or is
 // refused. log-query, db-config, db-pre-config, server-reuseport, admin-server-unix-socket(-mode),
 // db-pool-automatic-recovery = false; through `dbrest serve` or the in-process server.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { reusePortUnsupported } from '../../src/config/validate.js';
 import { freePort } from '../../src/embedded/postgres.js';
 import { clusterUri, createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { httpRequest, startTestServer } from '../helpers/server.js';
-import { spawnServe, type ServeChild } from '../helpers/spawn-serve.js';
+import { runCommand, spawnServe, type ServeChild } from '../helpers/spawn-serve.js';
 
 const ITEMS = `
   CREATE TABLE public.items (id int PRIMARY KEY);
@@ -54,7 +54,7 @@ t.test('log-query: the SQL of each request is logged, also as PostgREST 13 spell
     const { child, url } = await serve(t, db, { DBREST_LOG_QUERY: value, DBREST_LOG_LEVEL: level });
     const r = await httpRequest(`${url}/items?id=eq.3&select=id`);
     t.equal(r.status, 200);
-    t.ok(await until(() => /query: .*FROM "public"\."items".*-- params: \["3"\]/.test(child.output())),
+    t.ok(await until(() => /query: .*FROM "public"\."items".*-- params: \["3",/.test(child.output())),
       `log-query=${value} at ${level}: the statement and its parameters are logged`);
   }
   const { child, url } = await serve(t, db, { DBREST_LOG_LEVEL: 'debug' });
@@ -94,6 +94,13 @@ t.test('db-pre-config: a function\'s set_config(\'pgrst.*\') settings apply', as
   const r = await httpRequest(`${url}/items`, { headers: { 'X-Trace': 'abc' } });
   t.equal(r.headers['x-trace'], 'abc', 'server-trace-header from the pre-config function');
   t.equal(r.json().length, 3);
+  // check-config shows what serve takes from the database, and says where it comes from.
+  const dir = tempDir(t);
+  writeFileSync(path.join(dir, 'dbrest.json'), JSON.stringify({ 'db-uri': db.uri, 'db-pre-config': 'public.pre_config' }));
+  const check = await runCommand(dir, ['check-config', 'dbrest.json']);
+  t.equal(check.code, 0, check.stderr);
+  t.match(check.stdout, /^server-trace-header = "X-Trace" +\(in the database \(db-config, db-pre-config public\.pre_config\)\)$/m);
+  t.match(check.stdout, /^db-max-rows = 3 +\(in the database/m);
   // Role settings beat the function's (PostgREST's order).
   const role = `"${superuser().replace(/"/g, '""')}"`;
   await db.query(`ALTER ROLE ${role} IN DATABASE ${db.name} SET pgrst.db_max_rows = '4'`);
