@@ -14,6 +14,9 @@ import { passwordOf } from '../embedded/uri.js';
 import { prefetchSchemaCache } from '../catalog/prefetch.js';
 import { cacheSchemas } from '../mount/check.js';
 import { createLogger, maskUri } from '../observe/log.js';
+import { createJsonLogger, isStructured } from '../observe/json-log.js';
+import { lifecycle } from '../observe/lifecycle.js';
+import { stripVTControlCharacters } from 'node:util';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
@@ -37,8 +40,11 @@ function embeddedConfig(config: AppConfig, dbUri: string, report: (m: string) =>
 }
 
 export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
-  const log = createLogger(config.logLevel);
-  const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
+  const log = config.logFormat === 'json' ? createJsonLogger(config.logLevel) : createLogger(config.logLevel);
+  // log-format=json: the CLI's own lines are JSON events too, so the output stays one JSON object per line.
+  const say = isStructured(log)
+    ? (m: string) => log.event('serve', { msg: stripVTControlCharacters(m) })
+    : (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
   let embedded: EmbeddedPostgres | null = null;
   let dbUri = config.dbUri;
   let effective = config;
@@ -53,7 +59,8 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
       onProgress: (m) => say(chalk.dim(m)),
       // dbrest keeps the database it started running: a crash is logged and the server restarted;
       // meanwhile requests get 503s and the pool's recovery loop reconnects once it is back.
-      supervise: (e) => (e.kind === 'restarted' ? say(e.message) : log.error(e.message)),
+      supervise: (e) => (e.kind !== 'restarted' ? log.error(e.message)
+        : isStructured(log) ? lifecycle(log, 'postmaster_restarted', e.message, {}, 'warn') : say(e.message)),
     });
     say(config.dbEmbeddedDurable
       ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
@@ -80,7 +87,7 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
     prefetched.catch(() => undefined);
     const { startServer } = await import('../http/start.js');
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, ...(_loaded ? { loaded: _loaded } : {}) });
   } catch (e) {
     await embedded?.stop();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -88,7 +95,8 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
     return 1;
   }
 
-  say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
+  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, ready_ms: Date.now() - started });
+  else say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
   if (embedded) {
     say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
     for (const example of listExamples()) {
@@ -106,7 +114,8 @@ export async function runServe(config: AppConfig, _loaded?: LoadedConfig, ctx: S
       say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.stop();
-      say('stopped');
+      if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
+      else say('stopped');
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));

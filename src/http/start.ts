@@ -22,6 +22,10 @@ import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
+import { adminRoutes } from './admin-routes.js';
+import type { LoadedConfig } from '../config/load.js';
+import { createMetrics } from '../observe/metrics.js';
+import { lifecycle } from '../observe/lifecycle.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
 
@@ -56,6 +60,8 @@ export interface StartOptions {
   readonly rereadConfig?: () => Promise<AppConfig | null>;
   /** A first schema-cache load already under way (catalog/prefetch.ts); if it fails, the first load runs as usual. */
   readonly prefetched?: Promise<PrefetchedSchemaCache>;
+  /** The configuration as the CLI loaded it (its sources), for the admin server's /config. */
+  readonly loaded?: LoadedConfig;
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {
@@ -92,6 +98,8 @@ export const RETRY_MAX_MS = 8000;
 export async function startServer(initial: AppConfig, dbUri: string, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   let config = initial;
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
+  // Metrics are served by the admin server: without one, none are collected.
+  const metrics = config.adminServerPort !== null ? createMetrics(pool, config.dbPool) : null;
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   let closed = false;
@@ -127,7 +135,10 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     roleSettings = settings;
     cache = loaded.cache;
     connected = true;
-    log.info(`schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
+    const ms = loaded.fetchMs + loaded.buildMs;
+    metrics?.schemaCacheLoaded(ms / 1000, { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length });
+    lifecycle(log, 'schema_cache_loaded', `schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${ms.toFixed(0)} ms)`,
+      { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length, duration_ms: Math.round(ms), reload: relationships !== '' });
     mountTable(app, loaded.cache);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];
@@ -165,7 +176,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       do {
         again = false;
         await load().catch((e) => {
-          log.error(`schema cache reload failed: ${(e as Error).message}`);
+          metrics?.schemaCacheFailed();
+          lifecycle(log, 'schema_cache_reload_failed', `schema cache reload failed: ${(e as Error).message}`, { error: (e as Error).message }, 'error');
           if (!toPgError(e)) connectionLost();
         });
       } while (again);
@@ -185,10 +197,14 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
         lastAttempt = performance.now();
         try {
           await load();
-          if (attempt > 1) log.info('database connection recovered');
+          if (attempt > 1) {
+            metrics?.reconnected();
+            lifecycle(log, 'reconnected', 'database connection recovered', { attempts: attempt });
+          }
           return;
         } catch (e) {
           const pgErr = toPgError(e);
+          metrics?.connectionError();
           log.error(`database unavailable (attempt ${attempt}, next in ${(delay / 1000).toFixed(1)} s): ${pgErr ? `${pgErr.code} ${pgErr.message}` : (e as Error).message}`);
         }
         await backoff(delay);
@@ -225,7 +241,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     connectionLost();
   }
 
-  const { server, inFlight } = createHttpServer(app);
+  const { server, inFlight } = createHttpServer(app, metrics === null ? null : metrics.requestDone);
   // server-unix-socket takes precedence over host and port, as in PostgREST.
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
@@ -262,7 +278,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       const ready = cache !== null && connected;
       if (!ready) poke();
       return ready;
-    });
+    }, adminRoutes({ metrics, config: () => config, loaded: opts.loaded ?? null, cache: () => cache }));
     const adminHost = config.adminServerHost ?? config.serverHost;
     const adminPort = await listen(admin, adminHost, config.adminServerPort);
     adminUrl = `http://${urlHost(adminHost)}:${adminPort}`;
