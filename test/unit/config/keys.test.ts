@@ -18,7 +18,7 @@ const POSTGREST_KEYS = [
   'server-timing-enabled', 'server-trace-header', 'server-unix-socket', 'server-unix-socket-mode',
   'url-use-legacy-target-names',
 ];
-const DBREST_KEYS = ['routes', 'openapi-version', 'db-embedded-dir', 'db-embedded-durable', 'server-max-body-size', 'server-stream-threshold'];
+const DBREST_KEYS = ['routes', 'openapi-version', 'db-embedded-dir', 'db-embedded-durable', 'server-max-body-size', 'server-stream-threshold', 'log-format'];
 
 t.test('the table holds every PostgREST key and dbrest\'s own, nothing else', async (t) => {
   const names = CONFIG_KEYS.map((k) => k.name).sort();
