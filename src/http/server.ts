@@ -16,6 +16,7 @@ import type { AccessEvent, RequestObserver } from '../observe/access.js';
 import { isStructured } from '../observe/json-log.js';
 import { UNMATCHED_ROUTE } from '../observe/metrics.js';
 import { traceIdOf } from '../observe/trace.js';
+import { emitSpans } from '../observe/spans.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -241,12 +242,11 @@ export function createHttpServer(app: AppState, observe: RequestObserver | null 
     const serverFailure = status >= 500 && !clientClosed;
     const logged = serverFailure || app.log.enabled('info');
     const structured = isStructured(app.log);
-    if (observe !== null || (structured && logged)) {
-      // The body's length is counted for the log only: metrics do not need it.
-      const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, structured && logged);
-      observe?.(event);
-      if (structured && logged) app.log.access(event);
-    }
+    // The body's length is counted for the log only: metrics do not need it.
+    const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, structured && logged);
+    observe?.(event);
+    if (structured && logged) app.log.access(event);
+    emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings);
     if (!structured && logged) {
       const ms = performance.now() - started;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';
