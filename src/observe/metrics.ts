@@ -23,7 +23,6 @@ export interface Metrics {
   schemaCacheFailed(): void;
   connectionError(): void;
   reconnected(): void;
-  jwtCache(hit: boolean): void;
   /** Prometheus text exposition of every metric. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -97,10 +96,6 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
   new client.Gauge({ name: 'dbrest_schema_cache_relations', help: 'Relations (tables, views) in the schema cache.', registers: [registry], collect() { this.set(state.relations); } });
   new client.Gauge({ name: 'dbrest_schema_cache_functions', help: 'Functions in the schema cache.', registers: [registry], collect() { this.set(state.functions); } });
 
-  const jwtCache = new client.Counter<'result'>({ name: 'dbrest_jwt_cache_lookups_total', help: 'JWT cache lookups, by result (hit or miss).', labelNames: ['result'], registers: [registry] });
-  const jwtHit = jwtCache.labels('hit');
-  const jwtMiss = jwtCache.labels('miss');
-
   // Label children resolved once per (route, method, status class, code) and kept: the hot path is
   // four Map lookups and two observes, no label objects built per request.
   const children = new Map<string, Map<string, Map<string, Map<string, Children>>>>();
@@ -142,7 +137,6 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
     schemaCacheFailed: () => failures.inc(),
     connectionError: () => connectionErrors.inc(),
     reconnected: () => reconnects.inc(),
-    jwtCache: (hit) => (hit ? jwtHit : jwtMiss).inc(),
     render: () => registry.metrics(),
   };
 }
