@@ -13,6 +13,9 @@ import { cacheSchemas } from '../mount/check.js';
 import { createLogger, maskUri, type Logger } from '../observe/log.js';
 import { readInDatabaseConfig } from './in-database-config.js';
 import type { ConfigSource } from '../config/load.js';
+import { createJsonLogger, isStructured } from '../observe/json-log.js';
+import { lifecycle } from '../observe/lifecycle.js';
+import { stripVTControlCharacters } from 'node:util';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
@@ -38,8 +41,11 @@ async function withInDatabaseConfig(
 }
 
 export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
-  const log = createLogger(config.logLevel);
-  const say = (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
+  const log = config.logFormat === 'json' ? createJsonLogger(config.logLevel) : createLogger(config.logLevel);
+  // log-format=json: the CLI's own lines are JSON events too, so the output stays one JSON object per line.
+  const say = isStructured(log)
+    ? (m: string) => log.event('serve', { msg: stripVTControlCharacters(m) })
+    : (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
   let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
   let effective = config;
@@ -56,7 +62,8 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
         say: (m) => say(chalk.dim(m)),
         // dbrest keeps the database it started running: a crash is logged and the server restarted;
         // meanwhile requests get 503s and the pool's recovery loop reconnects once it is back.
-        supervise: (e) => (e.kind === 'restarted' ? say(e.message) : log.error(e.message)),
+        supervise: (e) => (e.kind !== 'restarted' ? log.error(e.message)
+          : isStructured(log) ? lifecycle(log, 'postmaster_restarted', e.message, {}, 'warn') : say(e.message)),
       });
     } catch (e) {
       process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -97,7 +104,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
     prefetched.catch(() => undefined);
     const { startServer } = await import('../http/start.js');
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, ...(loaded ? { loaded } : {}) });
   } catch (e) {
     await embedded?.close();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -105,7 +112,8 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     return 1;
   }
 
-  say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
+  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, ready_ms: Date.now() - started });
+  else say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
   if (embedded) {
     say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
     for (const example of listExamples()) {
@@ -125,7 +133,8 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.close();
-      say('stopped');
+      if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
+      else say('stopped');
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -63,6 +63,7 @@ const PORT = { kind: 'int', min: 0, max: 65535 } as const;
 export const TX_END_VALUES = ['commit', 'commit-allow-override', 'rollback', 'rollback-allow-override'] as const;
 export const OPENAPI_MODE_VALUES = ['follow-privileges', 'ignore-privileges', 'disabled'] as const;
 export const LOG_LEVEL_VALUES = ['crit', 'error', 'warn', 'info', 'debug'] as const;
+export const LOG_FORMAT_VALUES = ['text', 'json'] as const;
 export const VERBOSITY_VALUES = ['verbose', 'minimal'] as const;
 export const OPENAPI_VERSION_VALUES = ['2.0', '3.1'] as const;
 
@@ -146,6 +147,8 @@ const KEY_LIST = [
     doc: 'HS* secret (32+ characters), JWK or JWKS JSON used to verify JWTs, or @file (relative to the config file\'s directory when written there).' }),
   key({ name: 'jwt-secret-is-base64', field: 'jwtSecretIsBase64', type: BOOL, default: false, aliases: ['secret-is-base64'],
     doc: 'Treat jwt-secret as base64-encoded.' }),
+  key({ name: 'log-format', field: 'logFormat', type: { kind: 'enum', values: LOG_FORMAT_VALUES }, default: 'text', origin: 'dbrest',
+    doc: 'text (coloured lines for a terminal) or json (one JSON object per line, for log shippers).' }),
   key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
     doc: 'crit, error (5xx), warn (4xx), info (every request) or debug.' }),
   key({ name: 'log-query', field: 'logQuery', type: { kind: 'bool', words: { true: 'main-query', false: 'disabled' } }, default: false,

@@ -104,6 +104,7 @@ export interface AppConfig {
   readonly adminServerUnixSocketMode: string;  // octal, '600'…'777'
   readonly urlUseLegacyTargetNames: boolean;
   readonly logLevel: LogLevel;
+  readonly logFormat: 'text' | 'json';
   readonly logQuery: boolean;
   readonly appSettings: Readonly<Record<string, string>>;
   readonly routes: ReadonlyArray<RouteGroup>;

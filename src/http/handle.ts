@@ -17,11 +17,17 @@ import { runMutate } from './mutate.js';
 import { runOptions } from './options.js';
 import { runRead } from './read.js';
 import { renderRoot } from './root.js';
+import { UNMATCHED_ROUTE } from '../observe/metrics.js';
+import { routeLabel } from '../observe/route-label.js';
 
 export interface Handled {
   readonly response: ResponseSpec;
   /** Code of the error answered, for the access log. */
   readonly errorCode: string | null;
+  /** Route template for metrics and the access log (observe/route-label.ts); unset: unmatched. */
+  readonly route?: string;
+  /** The role the request ran as, when it was authenticated. */
+  readonly role?: string;
 }
 
 export function errorResponse(e: ApiError, app: AppState, method: string): Handled {
@@ -33,12 +39,15 @@ export function errorResponse(e: ApiError, app: AppState, method: string): Handl
 }
 
 export async function handleRequest(input: HttpInput, app: AppState): Promise<Handled> {
-  const fail = (e: ApiError) => errorResponse(e, app, input.method);
+  let route: string | undefined;
+  let role: string | undefined;
+  const fail = (e: ApiError): Handled => ({ ...errorResponse(e, app, input.method), route, role });
   const cache = app.cache();
   if (cache === null) return fail(errors.DBRST002('Could not query the database for the schema cache. Retrying.'));
 
   const t0 = performance.now();
   const auth = await app.auth.authenticate(headerValue(input, 'authorization'));
+  if (auth.ok) role = auth.value.role;
 
   // Route mounts (engine spec §5) first: a path they do not claim is PostgREST's.
   const mounts = mountTable(app, cache);
@@ -47,7 +56,8 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     const pathname = q === -1 ? input.url : input.url.slice(0, q);
     const match = mounts.match(input.method.toUpperCase(), pathname);
     if (match !== null) {
-      return runMountMatch(match, auth, { input, pathname, search: q === -1 ? '' : input.url.slice(q + 1), cache, app });
+      const done = await runMountMatch(match, auth, { input, pathname, search: q === -1 ? '' : input.url.slice(q + 1), cache, app });
+      return { ...done, route: match.kind === 'mount' ? match.mount.mount.path : UNMATCHED_ROUTE, role };
     }
   }
 
@@ -67,6 +77,7 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   const prefs = checkPreferences(parsed.value.preferences);
   if (!prefs.ok) return fail(prefs.error);
   const req = prefs.value === parsed.value.preferences ? parsed.value : { ...parsed.value, preferences: prefs.value };
+  route = routeLabel(req, cache);
   const t2 = performance.now();
 
   let result: Result<ResponseSpec>;
@@ -88,9 +99,9 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   }
   if (!result.ok) return fail(result.error);
   // Server-Timing only: without it, the response goes out as the action built it (no copies).
-  if (!app.config.serverTimingEnabled) return { response: result.value, errorCode: null };
+  if (!app.config.serverTimingEnabled) return { response: result.value, errorCode: null, route, role };
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
-  return { response: { ...result.value, timings }, errorCode: null };
+  return { response: { ...result.value, timings }, errorCode: null, route, role };
 }
 
 /**

@@ -13,6 +13,11 @@ import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from '.
 import { onClientError } from './client-error.js';
 import { errorResponse, handleRequest, type Handled } from './handle.js';
 import { requestBodyLimit } from './mount.js';
+import type { AccessEvent, RequestObserver } from '../observe/access.js';
+import { isStructured } from '../observe/json-log.js';
+import { UNMATCHED_ROUTE } from '../observe/metrics.js';
+import { traceIdOf } from '../observe/trace.js';
+import { emitSpans } from '../observe/spans.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -134,6 +139,23 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: str
   res.end(nonAscii && typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body ?? undefined);
 }
 
+function accessEvent(id: string, method: string, handled: Handled, status: number, durationMs: number, req: http.IncomingMessage, countBytes: boolean): AccessEvent {
+  const r = handled.response;
+  const db = r.timings?.transaction;
+  return {
+    id,
+    method,
+    route: handled.route ?? UNMATCHED_ROUTE,
+    status,
+    code: handled.errorCode,
+    role: handled.role ?? null,
+    durationMs,
+    dbMs: db === undefined ? null : db,
+    bytes: !countBytes || r.stream ? null : r.body === null || method === 'HEAD' ? 0 : Buffer.byteLength(r.body),
+    traceId: traceIdOf(req.headers.traceparent),
+  };
+}
+
 /** `Server-Timing: jwt;dur=0.1, parse;dur=0.2, …` (PostgREST's stage names). */
 function serverTiming(timings: Readonly<Record<string, number>>): string {
   return Object.entries(timings).map(([k, v]) => `${k};dur=${v.toFixed(1)}`).join(', ');
@@ -141,7 +163,7 @@ function serverTiming(timings: Readonly<Record<string, number>>): string {
 
 const statusColor = (s: number) => (s >= 500 ? chalk.red(String(s)) : s >= 400 ? chalk.yellow(String(s)) : chalk.green(String(s)));
 
-export function createHttpServer(app: AppState): HttpServer {
+export function createHttpServer(app: AppState, observe: RequestObserver | null = null): HttpServer {
   let inFlight = 0;
   let seq = 0;
   const prefix = randomBytes(3).toString('hex');
@@ -236,7 +258,14 @@ export function createHttpServer(app: AppState): HttpServer {
     // the access log (log-level info).
     const clientClosed = gone.aborted && !res.headersSent;
     const serverFailure = status >= 500 && !clientClosed;
-    if (serverFailure || app.log.enabled('info')) {
+    const logged = serverFailure || app.log.enabled('info');
+    const structured = isStructured(app.log);
+    // The body's length is counted for the log only: metrics do not need it.
+    const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, structured && logged);
+    observe?.(event);
+    if (structured && logged) app.log.access(event);
+    emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings);
+    if (!structured && logged) {
       const ms = performance.now() - started;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';
       const shown = clientClosed ? `${chalk.yellow('499')} client closed the request (answer ${status} not sent)` : statusColor(status);

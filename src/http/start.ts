@@ -22,6 +22,10 @@ import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
+import { adminRoutes } from './admin-routes.js';
+import type { LoadedConfig } from '../config/load.js';
+import { createMetrics } from '../observe/metrics.js';
+import { lifecycle } from '../observe/lifecycle.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
 
@@ -62,6 +66,8 @@ export interface StartOptions {
    * server is closed (`dbrest serve` exits 1, so an orchestrator restarts it). Default: nothing more.
    */
   readonly onGiveUp?: (reason: string) => void;
+  /** The configuration as the CLI loaded it (its sources), for the admin server's /config. */
+  readonly loaded?: LoadedConfig;
 }
 
 function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
@@ -101,6 +107,8 @@ export const RETRY_MAX_MS = 8000;
 export async function startServer(initial: AppConfig, dbUri: string, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   let config = initial;
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
+  // Metrics are served by the admin server: without one, none are collected.
+  const metrics = config.adminServerPort !== null || config.adminServerUnixSocket !== null ? createMetrics(pool, config.dbPool) : null;
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   // The authenticator role, learnt with the schema cache; no JWT may name it (auth/jwt.ts).
@@ -139,7 +147,10 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     authenticatorRole = sessionUser;
     cache = loaded.cache;
     connected = true;
-    log.info(`schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${(loaded.fetchMs + loaded.buildMs).toFixed(0)} ms)`);
+    const ms = loaded.fetchMs + loaded.buildMs;
+    metrics?.schemaCacheLoaded(ms / 1000, { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length });
+    lifecycle(log, 'schema_cache_loaded', `schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${ms.toFixed(0)} ms)`,
+      { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length, duration_ms: Math.round(ms), reload: relationships !== '' });
     mountTable(app, loaded.cache);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];
@@ -177,7 +188,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       do {
         again = false;
         await load().catch((e) => {
-          log.error(`schema cache reload failed: ${(e as Error).message}`);
+          metrics?.schemaCacheFailed();
+          lifecycle(log, 'schema_cache_reload_failed', `schema cache reload failed: ${(e as Error).message}`, { error: (e as Error).message }, 'error');
           if (!toPgError(e)) connectionLost();
         });
       } while (again);
@@ -197,7 +209,10 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
         lastAttempt = performance.now();
         try {
           await load();
-          if (attempt > 1) log.info('database connection recovered');
+          if (attempt > 1) {
+            metrics?.reconnected();
+            lifecycle(log, 'reconnected', 'database connection recovered', { attempts: attempt });
+          }
           return;
         } catch (e) {
           const pgErr = toPgError(e);
@@ -208,6 +223,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
             void close().then(() => opts.onGiveUp?.(why));
             return;
           }
+          metrics?.connectionError();
           log.error(`database unavailable (attempt ${attempt}, next in ${(delay / 1000).toFixed(1)} s): ${why}`);
         }
         await backoff(delay);
@@ -251,7 +267,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     connectionLost();
   }
 
-  const { server, inFlight } = createHttpServer(app);
+  const { server, inFlight } = createHttpServer(app, metrics === null ? null : metrics.requestDone);
   // server-unix-socket takes precedence over host and port, as in PostgREST.
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
@@ -289,7 +305,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       const ready = cache !== null && connected;
       if (!ready) poke();
       return ready;
-    });
+    }, adminRoutes({ metrics, config: () => config, loaded: opts.loaded ?? null, cache: () => cache }));
     if (config.adminServerUnixSocket !== null) {
       await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
       adminUrl = `unix:${config.adminServerUnixSocket}`;

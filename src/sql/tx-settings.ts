@@ -3,6 +3,7 @@
 import type { AppConfig } from '../config/types.js';
 import type { ApiRequest } from '../request/api-request.js';
 import { quoteIdent } from './fragment.js';
+import { traceIdOf } from '../observe/trace.js';
 
 export interface RequestIdentity {
   readonly role: string;
@@ -116,6 +117,9 @@ export function contextSettings(
     ['request.jwt.claims', jsonOf(who.claims)],
   ];
   for (const pair of configSettings(cfg).app) settings.push(pair);
+  // W3C trace context: the trace id of a valid `traceparent`, for SQL to log or pass on (issue 29).
+  const traceId = traceIdOf(req.headers['traceparent']);
+  if (traceId !== null) settings.push(['request.trace_id', traceId]);
   // Prefer: timezone; PostgreSQL refuses an unknown zone (22023), answered as PostgREST v16 does.
   if (req.preferences?.timezone) settings.push(['timezone', req.preferences.timezone]);
   // Last, so everything above is set by the authenticator before privileges drop.

@@ -1,0 +1,142 @@
+// Prometheus metrics of one running server (served at the admin server's /metrics). Each server has
+// a registry of its own, not prom-client's global one, so several servers (tests) in one process do
+// not clash. Request metrics are labelled by route template, never by raw URL, so their cardinality
+// stays bounded by the configuration and the schema cache. Gauges read their values at scrape time.
+import client from 'prom-client';
+import type { Pool } from '../db/pool.js';
+import type { AccessEvent } from './access.js';
+
+/** The route label of a request dbrest could not tie to a relation, function or mount. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/** What the schema-cache metrics read at scrape time. */
+export interface SchemaCacheState {
+  readonly relations: number;
+  readonly functions: number;
+}
+
+export interface Metrics {
+  readonly registry: client.Registry;
+  /** Counts an answered request (an http/server.ts RequestObserver). */
+  requestDone(e: AccessEvent): void;
+  schemaCacheLoaded(seconds: number, state: SchemaCacheState): void;
+  schemaCacheFailed(): void;
+  connectionError(): void;
+  reconnected(): void;
+  /** Prometheus text exposition of every metric. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+interface Children {
+  readonly duration: client.Histogram.Internal<Labels>;
+  readonly count: client.Counter.Internal;
+}
+type Labels = 'route' | 'method' | 'status_class' | 'code';
+
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+const statusClass = (s: number): string => STATUS_CLASSES[Math.floor(s / 100) - 1] ?? 'other';
+
+// Requests of a PostgREST-style API take from under a millisecond to seconds.
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export function createMetrics(pool: Pool, poolMax: number): Metrics {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+
+  const duration = new client.Histogram<Labels>({
+    name: 'dbrest_http_request_duration_seconds',
+    help: 'Time from a request read to its answer written, by route template, method, status class and error code.',
+    labelNames: ['route', 'method', 'status_class', 'code'],
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const requests = new client.Counter<Labels>({
+    name: 'dbrest_http_requests_total',
+    help: 'Requests answered, by route template, method, status class and error code.',
+    labelNames: ['route', 'method', 'status_class', 'code'],
+    registers: [registry],
+  });
+  const dbTime = new client.Histogram<'route'>({
+    name: 'dbrest_db_request_duration_seconds',
+    help: "Time a request spent in its database transaction (Server-Timing's `transaction`), by route template.",
+    labelNames: ['route'],
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+
+  const poolGauge = (name: string, help: string, read: () => number) =>
+    new client.Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  poolGauge('dbrest_db_pool_connections', 'Connections the pool holds (busy and idle).', () => pool.totalCount);
+  poolGauge('dbrest_db_pool_idle_connections', 'Connections idle in the pool.', () => pool.idleCount);
+  poolGauge('dbrest_db_pool_waiting_requests', 'Requests waiting for a pooled connection.', () => pool.waitingCount);
+  poolGauge('dbrest_db_pool_max_connections', 'The pool size limit (db-pool).', () => poolMax);
+
+  const connectionErrors = new client.Counter({ name: 'dbrest_db_connection_errors_total', help: 'Times the database could not be reached (each failed attempt counts).', registers: [registry] });
+  const reconnects = new client.Counter({ name: 'dbrest_db_reconnects_total', help: 'Times the connection to the database was recovered after it was lost.', registers: [registry] });
+
+  const loadSeconds = new client.Histogram({
+    name: 'dbrest_schema_cache_load_duration_seconds',
+    help: 'Time to load the schema cache (catalog queries and build).',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const loads = new client.Counter({ name: 'dbrest_schema_cache_loads_total', help: 'Schema cache loads that succeeded (the first and every reload).', registers: [registry] });
+  const failures = new client.Counter({ name: 'dbrest_schema_cache_load_failures_total', help: 'Schema cache loads that failed.', registers: [registry] });
+  let loadedAt: number | null = null;
+  let state: SchemaCacheState = { relations: 0, functions: 0 };
+  new client.Gauge({
+    name: 'dbrest_schema_cache_age_seconds',
+    help: 'Seconds since the schema cache in use was loaded (absent before the first load).',
+    registers: [registry],
+    collect() {
+      if (loadedAt !== null) this.set((performance.now() - loadedAt) / 1000);
+    },
+  });
+  new client.Gauge({ name: 'dbrest_schema_cache_relations', help: 'Relations (tables, views) in the schema cache.', registers: [registry], collect() { this.set(state.relations); } });
+  new client.Gauge({ name: 'dbrest_schema_cache_functions', help: 'Functions in the schema cache.', registers: [registry], collect() { this.set(state.functions); } });
+
+  // Label children resolved once per (route, method, status class, code) and kept: the hot path is
+  // four Map lookups and two observes, no label objects built per request.
+  const children = new Map<string, Map<string, Map<string, Map<string, Children>>>>();
+  const dbChildren = new Map<string, client.Histogram.Internal<'route'>>();
+  const child = (route: string, method: string, cls: string, code: string): Children => {
+    let byMethod = children.get(route);
+    if (byMethod === undefined) children.set(route, (byMethod = new Map()));
+    let byClass = byMethod.get(method);
+    if (byClass === undefined) byMethod.set(method, (byClass = new Map()));
+    let byCode = byClass.get(cls);
+    if (byCode === undefined) byClass.set(cls, (byCode = new Map()));
+    let c = byCode.get(code);
+    if (c === undefined) {
+      c = { duration: duration.labels(route, method, cls, code), count: requests.labels(route, method, cls, code) };
+      byCode.set(code, c);
+    }
+    return c;
+  };
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    requestDone(e) {
+      const c = child(e.route, e.method, statusClass(e.status), e.code ?? '');
+      c.duration.observe(e.durationMs / 1000);
+      c.count.inc();
+      if (e.dbMs !== null) {
+        let d = dbChildren.get(e.route);
+        if (d === undefined) dbChildren.set(e.route, (d = dbTime.labels(e.route)));
+        d.observe(e.dbMs / 1000);
+      }
+    },
+    schemaCacheLoaded(seconds, next) {
+      loadSeconds.observe(seconds);
+      loads.inc();
+      loadedAt = performance.now();
+      state = next;
+    },
+    schemaCacheFailed: () => failures.inc(),
+    connectionError: () => connectionErrors.inc(),
+    reconnected: () => reconnects.inc(),
+    render: () => registry.metrics(),
+  };
+}

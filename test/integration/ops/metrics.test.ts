@@ -1,0 +1,87 @@
+// /metrics on the admin server (issue 29): Prometheus text after known traffic, with requests
+// counted by route template (never the raw URL), status class and error code.
+import t from 'tap';
+import { freePort } from '../../../src/embedded/postgres.js';
+import { httpRequest, startTestServer } from '../../helpers/server.js';
+import { OPS_ROUTES, OPS_SQL } from './fixture.js';
+
+/** Value of the sample `name{labels}` in a Prometheus exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (m === null || m[1] !== name) continue;
+    const got: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)) got[l[1]!] = l[2]!;
+    if (Object.entries(labels).every(([k, v]) => got[k] === v) && Object.keys(got).length === Object.keys(labels).length) return Number(m[3]);
+  }
+  return undefined;
+}
+
+t.test('/metrics counts requests by route template, method, status class and code', async (t) => {
+  const admin = await freePort();
+  const s = await startTestServer(t, {
+    fixtures: [OPS_SQL],
+    config: { 'db-anon-role': 'ops_anon', 'admin-server-port': String(admin), routes: OPS_ROUTES },
+  });
+  const metricsUrl = `http://127.0.0.1:${admin}/metrics`;
+  for (let i = 1; i <= 3; i++) t.equal((await s.request(`/items?id=eq.${i}&select=id,name`)).status, 200);
+  t.equal((await s.request('/rpc/add_them?a=1&b=2')).status, 200);
+  t.equal((await s.request('/things/4')).status, 200);
+  t.equal((await s.request('/things/5')).status, 200);
+  // A relation the schema cache does not know: 404 under the fixed label, not its name.
+  t.equal((await s.request('/secret_table_xyz?id=eq.abc123')).status, 404);
+  // A column that does not exist: PostgreSQL's 400 (42703), on the relation's route.
+  t.equal((await s.request('/items?select=nope')).status, 400);
+
+  const res = await httpRequest(metricsUrl);
+  t.equal(res.status, 200);
+  t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/);
+  const text = res.text;
+  const ok = (route: string, method = 'GET') => sample(text, 'dbrest_http_requests_total', { route, method, status_class: '2xx', code: '' });
+  t.equal(ok('/items'), 3, 'three reads of /items');
+  t.equal(ok('/rpc/add_them'), 1);
+  t.equal(ok('/things/:id(int)'), 2, "a mount is counted under its path template");
+  t.equal(sample(text, 'dbrest_http_requests_total', { route: '(unmatched)', method: 'GET', status_class: '4xx', code: 'DBRST205' }), 1);
+  t.equal(sample(text, 'dbrest_http_requests_total', { route: '/items', method: 'GET', status_class: '4xx', code: '42703' }), 1);
+  t.equal(sample(text, 'dbrest_http_request_duration_seconds_count', { route: '/items', method: 'GET', status_class: '2xx', code: '' }), 3);
+  // Database time is known for answered requests (a failed one carries no stage timings).
+  t.equal(sample(text, 'dbrest_db_request_duration_seconds_count', { route: '/items' }), 3);
+  t.equal(sample(text, 'dbrest_db_request_duration_seconds_count', { route: '/things/:id(int)' }), 2);
+
+  // No raw URL reached a label: no query string, no id, no unknown name.
+  for (const raw of ['id=eq', 'secret_table_xyz', 'abc123', '/things/4', 'select=']) t.notOk(text.includes(raw), `no "${raw}" in /metrics`);
+
+  // Pool gauges, the schema cache and prom-client's process metrics.
+  t.equal(sample(text, 'dbrest_db_pool_max_connections'), s.config.dbPool);
+  t.ok((sample(text, 'dbrest_db_pool_connections') ?? 0) >= 1);
+  t.ok(sample(text, 'dbrest_db_pool_idle_connections') !== undefined);
+  t.equal(sample(text, 'dbrest_db_pool_waiting_requests'), 0);
+  t.equal(sample(text, 'dbrest_schema_cache_loads_total'), 1);
+  t.equal(sample(text, 'dbrest_schema_cache_load_failures_total'), 0);
+  t.equal(sample(text, 'dbrest_schema_cache_relations'), 2, 'items and trace_seen');
+  t.equal(sample(text, 'dbrest_schema_cache_functions'), 2);
+  t.equal(sample(text, 'dbrest_schema_cache_load_duration_seconds_count'), 1);
+  t.ok((sample(text, 'dbrest_schema_cache_age_seconds') ?? -1) >= 0);
+  t.ok(sample(text, 'process_cpu_user_seconds_total') !== undefined, 'default process metrics are on');
+
+  // A reload counts.
+  await s.server.reloadSchemaCache();
+  t.equal(sample((await httpRequest(metricsUrl)).text, 'dbrest_schema_cache_loads_total'), 2);
+
+  // /metrics is the admin port's only: the API answers it as a relation it does not have.
+  t.equal((await s.request('/metrics')).status, 404);
+});
+
+t.test('two servers in one process keep their own counts', async (t) => {
+  const [a1, a2] = [await freePort(), await freePort()];
+  const s1 = await startTestServer(t, { fixtures: [OPS_SQL], config: { 'db-anon-role': 'ops_anon', 'admin-server-port': String(a1) } });
+  const s2 = await startTestServer(t, { fixtures: [OPS_SQL], config: { 'db-anon-role': 'ops_anon', 'admin-server-port': String(a2) } });
+  await s1.request('/items');
+  await s1.request('/items');
+  await s2.request('/items');
+  const count = async (port: number) =>
+    sample((await httpRequest(`http://127.0.0.1:${port}/metrics`)).text, 'dbrest_http_requests_total', { route: '/items', method: 'GET', status_class: '2xx', code: '' });
+  t.equal(await count(a1), 2);
+  t.equal(await count(a2), 1);
+});
