@@ -30,7 +30,7 @@ export function exampleRoutes(report: (m: string) => void): RouteSource[] {
   for (const example of listExamples()) {
     if (example.routes === null) continue;
     const parsed = parseRoutes(example.routes);
-    // Named as in the repository (examples/cms/routes.json), wherever dbrest is installed.
+    // Named as in the repository (examples/<name>/routes.json), wherever dbrest is installed.
     if (parsed.ok) out.push({ source: path.join('examples', example.name, 'routes.json'), groups: parsed.value });
     else for (const i of parsed.issues) report(`examples/${example.name}/routes.json${i.path ?? ''}: ${i.message}`);
   }

@@ -136,8 +136,8 @@ export function checkBodyType(bindings: ReadonlyArray<Binding>, consumes: Readon
 /**
  * A mounted body that is XML input is refused with a DTD before PostgreSQL parses it
  * (request/xml-guard.ts). XML input: a body bound to an xml argument, or one sent as XML (an XML
- * Content-Type) whatever its argument's type, since the function may parse text with xmlparse (the
- * CMS login does), or one whose Content-Type could not be read (the function may read it more
+ * Content-Type) whatever its argument's type, since the function may parse text with xmlparse (a
+ * log-in function taking text may), or one whose Content-Type could not be read (the function may read it more
  * leniently than we do). A json/jsonb argument's body is JSON (checked as such).
  */
 export function checkBodyXml(bindings: ReadonlyArray<Binding>, ct: ContentType | null, ctHeader: string | undefined, body: Buffer | null): Result<null> {

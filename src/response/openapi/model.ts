@@ -530,7 +530,7 @@ export function defaultBodyMedia(pgType: string): string {
       return 'application/octet-stream';
     default:
       // text and other types take a body of any Content-Type (mount/bind.ts checkBodyType):
-      // the function decides (the CMS session POST reads JSON or XML by its Content-Type argument).
+      // the function decides (a log-in function may read JSON or XML by a Content-Type argument).
       return '*/*';
   }
 }
