@@ -431,7 +431,7 @@ function mountPaths(groups: ReadonlyArray<ResolvedGroup>, scope: ApiScope, descr
       templates.push(t.value.segments);
       if (!visible(m)) continue;
       const tags = [g.group.prefix || '/'];
-      const ops = m.kind === 'call' ? callOperations(m, t.value.segments, tags, cache) : relationMountOperations(m, t.value.segments, tags, definitionOf(m.relation));
+      const ops = m.kind === 'call' ? callOperations(m, t.value.segments, tags, cache) : relationMountOperations(m, t.value.segments, tags, definitionOf(m.relation), cache);
       const path = openApiPath(t.value.segments);
       let entry = byPath.get(path);
       if (!entry) byPath.set(path, (entry = new Map()));
@@ -573,6 +573,11 @@ function routineOffers(cache: SchemaCache, routine: Routine): MediaOffers {
   return { value: null, own, any, raw: null };
 }
 
+/** What a relation's rows answer with its default select beyond JSON and CSV (http/media.ts's readOffers). */
+function relationOffers(cache: SchemaCache, rel: Relation): MediaOffers {
+  return { value: null, own: relationMediaHandlers(cache, rel.schema, rel.name), any: anyElementMediaHandlers(cache), raw: null };
+}
+
 /** The `produces` types the call can really answer: a type it would refuse (406 DBRST107) is not advertised. */
 function answerable(produces: ReadonlyArray<string>, offers: MediaOffers): ReadonlyArray<string> {
   return produces.filter((p) => negotiateMedia(parseAccept(p), offers).ok);
@@ -622,11 +627,13 @@ function relationMountOperations(
   segments: ReadonlyArray<TemplateSegment>,
   tags: ReadonlyArray<string>,
   def: string,
+  cache: SchemaCache,
 ): Operation[] {
   const own = distinct([...segmentParameters(segments), ...m.bindings.flatMap((b) => partParameter(b, false) ?? [])]);
   const bound = new Set([...m.bindings.map((b) => b.name), ...m.bindings.flatMap((b) => (b.source.kind === 'query' ? [b.source.name] : []))]);
   const verbs = new Set(mountVerbs(m.mount.methods));
-  const produces = m.mount.produces ?? m.group.produces;
+  // As for calls: a produces type the relation cannot answer (406 DBRST107) is not advertised.
+  const produces = answerable(m.mount.produces ?? m.group.produces, relationOffers(cache, m.relation));
   return relationOperations(m.relation, def, tags, own, bound)
     .filter((op) => verbs.has(op.method))
     .map((op) => (produces.length > 0 ? { ...op, produces } : op));

@@ -45,7 +45,8 @@ const cache: SchemaCache = {
     fn('app', 'variadic_sum', [p('xs', 'integer[]', false, 'variadic')]),
     fn('app', 'mood_of', [p('m', 'app.mood')]),
   ],
-  mediaHandlers: [],
+  // app.notes has an XML aggregate: its relation mounts can answer the group's XML; app.report cannot.
+  mediaHandlers: [{ mediaType: 'application/xml', binary: false, function: { schema: 'app', name: 'notes_xml' }, relation: { schema: 'app', name: 'notes' }, isAggregate: true }],
   serverVersion: 180000,
 };
 
@@ -200,6 +201,7 @@ t.test('relation mounts: table operations, bound columns as parameters, definiti
     { $ref: '#/parameters/body.app.notes' }, { $ref: '#/parameters/select' }, { $ref: '#/parameters/preferPost' },
   ]);
   t.strictSame(sw.paths['/v2/reports/{id}'].get.parameters[0], { name: 'id', in: 'path', required: true, type: 'integer' });
+  t.strictSame(sw.paths['/v2/reports/{id}'].get.produces, ['application/json'], 'app.report has no XML handler: the group\'s XML (a 406) is not listed');
   t.strictSame(Object.keys(sw.definitions), ['notes', 'app.notes', 'app.report'], "the document schema's notes and app's, apart");
   t.ok(sw.parameters['rowFilter.app.notes.owner']);
   t.strictSame(sw.paths['/public/notes'].get.responses[200].schema, { items: { $ref: '#/definitions/notes' }, type: 'array' }, "a relation of the document's schema: its own definition");
