@@ -112,8 +112,14 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     return 1;
   }
 
-  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, ready_ms: Date.now() - started });
-  else say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
+  // server-docs-path: the API explorer's address (not on a unix socket: no browser reaches it there).
+  const docsPath = server.app.config.serverDocsPath;
+  const docsUrl = docsPath && server.url.startsWith('http') ? `${server.url}${docsPath}/` : null;
+  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, docs_url: docsUrl, ready_ms: Date.now() - started });
+  else {
+    say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
+    if (docsUrl) say(`API explorer: ${chalk.green(docsUrl)}`);
+  }
   if (embedded) {
     say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
     for (const example of listExamples()) {

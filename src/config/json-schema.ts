@@ -80,6 +80,9 @@ function valueSchema(k: ConfigKey): { [key: string]: Json } {
     nullable ? { anyOf: [schema, { type: 'null' }] } : schema;
   switch (t.kind) {
     case 'string':
+      // server-docs-path: a path, or false / "" for off.
+      if (t.format === 'docs-path') return withNull({ anyOf: [{ type: 'string' }, { type: 'boolean' }] });
+      return withNull({ type: 'string' });
     case 'secret':
       return withNull({ type: 'string' });
     case 'int': {

@@ -12,7 +12,8 @@ export type StringFormat =
   | 'http-uri'      // absolute http(s) URI (openapi-server-proxy-uri)
   | 'string-or-uri' // jwt-aud: any string, but a URI when it contains ':'
   | 'file-mode'     // octal unix file mode between 600 and 777
-  | 'header-name';  // an HTTP header field name (RFC 9110 token)
+  | 'header-name'   // an HTTP header field name (RFC 9110 token)
+  | 'docs-path';    // a URL path (`/_docs`), or false / "" for off (server-docs-path)
 
 export type KeyType =
   | { readonly kind: 'string'; readonly format?: StringFormat }
@@ -165,6 +166,8 @@ const KEY_LIST = [
     doc: 'Route mounts: URLs bound to functions or tables, as a list of { method, path, call, args } or groups { prefix, schema, error-handler, routes }, or the name of a JSON file holding them (relative to the config file\'s directory when written there).' }),
   key({ name: 'server-cors-allowed-origins', field: 'serverCorsAllowedOrigins', type: { kind: 'list' }, default: null,
     doc: 'Origins allowed by CORS (comma-separated); any origin when unset.' }),
+  key({ name: 'server-docs-path', field: 'serverDocsPath', type: { kind: 'string', format: 'docs-path' }, default: null, origin: 'dbrest',
+    doc: 'Path of the API explorer (Swagger UI over the OpenAPI document, assets served from node_modules); /_docs when the embedded database runs (no db-uri), off otherwise; false or "" turns it off, true serves it at /_docs.' }),
   key({ name: 'server-host', field: 'serverHost', type: STRING, default: 'localhost',
     doc: 'Address the HTTP server binds to (also *, *4, !4, *6, !6).' }),
   key({ name: 'server-max-body-size', field: 'serverMaxBodySize', type: { kind: 'int', min: 1 }, default: 100 * 1024 * 1024, origin: 'dbrest',

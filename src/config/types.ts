@@ -98,6 +98,8 @@ export interface AppConfig {
   readonly serverStreamThreshold: number;
   readonly serverTimingEnabled: boolean;
   readonly serverTraceHeader: string | null;
+  /** The API explorer's path (`/_docs`); '' off; null: /_docs with the embedded default, else off. */
+  readonly serverDocsPath: string | null;
   readonly adminServerPort: number | null;
   readonly adminServerHost: string | null;      // null → same as serverHost
   readonly adminServerUnixSocket: string | null;

@@ -52,6 +52,8 @@ export function showRaw(raw: unknown): string {
  */
 export function coerceValue(key: ConfigKey, raw: unknown): Coerced<unknown> {
   if (raw === null || raw === undefined) return good(key.default);
+  // server-docs-path: "" and false mean off (not "unset": unset is the embedded default's /_docs).
+  if (key.type.kind === 'string' && key.type.format === 'docs-path') return coerceDocsPath(raw);
   if (raw === '') return good(key.type.kind === 'list' && key.type.emptyable ? [] : key.default);
   const t = key.type;
   switch (t.kind) {
@@ -178,8 +180,55 @@ function checkFormat(format: StringFormat, s: string): string | null {
     case 'string-or-uri': return s.includes(':') && !isAbsoluteUri(s) ? `${showRaw(s)} contains ':' but is not a valid URI` : null;
     case 'file-mode': return checkFileMode(s);
     case 'header-name': return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(s) ? null : `${showRaw(s)} is not a valid HTTP header name`;
+    case 'docs-path': return checkDocsPath(s);
     default: return assertNever(format);
   }
+}
+
+/** The explorer's path when server-docs-path is `true`, and the embedded default's. */
+export const DEFAULT_DOCS_PATH = '/_docs';
+
+/** server-docs-path: false / "" / "false" / "off" → '' (off); true → /_docs; else a path, a trailing slash dropped. */
+function coerceDocsPath(raw: unknown): Coerced<string> {
+  const text = typeof raw === 'boolean' ? String(raw) : asText(raw);
+  if (text === null) return bad(`expected a path such as /_docs, or false, got ${showRaw(raw)}`);
+  const word = text.trim().toLowerCase();
+  if (word === '' || word === 'false' || word === 'off') return good('');
+  if (word === 'true' || word === 'on') return good(DEFAULT_DOCS_PATH);
+  const path = text.length > 1 ? text.replace(/\/$/, '') : text;
+  const problem = checkDocsPath(path);
+  return problem ? bad(problem) : good(path);
+}
+
+/** One or more plain segments: no `.`/`..`, nothing to escape, and not the root (the OpenAPI document's). */
+function checkDocsPath(s: string): string | null {
+  if (!s.startsWith('/')) return `${showRaw(s)} must start with /, e.g. /_docs`;
+  if (!/^(\/[A-Za-z0-9_~.-]+)+$/.test(s) || s.split('/').some((seg) => seg === '.' || seg === '..')) {
+    return `${showRaw(s)} is not a plain path (segments of letters, digits, _ ~ . -), e.g. /_docs`;
+  }
+  return null;
+}
+
+/**
+ * The explorer is not served under a mount prefix, nor over a mount's path: a docs path that is,
+ * or lies under, or above, a group's prefix or an ungrouped mount's fixed start collides.
+ */
+export function docsPathCollision(docsPath: string, routes: ReadonlyArray<RouteGroup>): string | null {
+  const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer + '/');
+  for (const group of routes) {
+    if (group.prefix !== '') {
+      if (within(docsPath, group.prefix) || within(group.prefix, docsPath)) return `${docsPath} collides with the mount prefix ${group.prefix}`;
+      continue;
+    }
+    for (const mount of group.routes) {
+      // The literal start of the template, up to its first parameter.
+      const segs = mount.path.split('/').filter((seg) => seg !== '');
+      const stop = segs.findIndex((seg) => /^[:*{]/.test(seg));
+      const fixed = '/' + (stop === -1 ? segs : segs.slice(0, stop)).join('/');
+      if (fixed !== '/' && (within(docsPath, fixed) || within(fixed, docsPath))) return `${docsPath} collides with the mount ${mount.path}`;
+    }
+  }
+  return null;
 }
 
 function isAbsoluteUri(s: string): boolean {
@@ -381,6 +430,10 @@ export function validateConfig(config: AppConfig, runtime: Runtime = process): C
   if (config.jwtSecret !== null) {
     const problem = checkJwtSecret(config.jwtSecret, config.jwtSecretIsBase64);
     if (problem) problems.push({ key: 'jwt-secret', message: problem });
+  }
+  if (config.serverDocsPath) {
+    const problem = docsPathCollision(config.serverDocsPath, config.routes);
+    if (problem) problems.push({ key: 'server-docs-path', message: problem });
   }
   if (config.serverReuseport && config.serverUnixSocket === null) {
     const problem = reusePortUnsupported(runtime);

@@ -10,7 +10,7 @@
 //                 a short-lived command's database to stop, and refuses to take over another serve's.
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRoutes } from '../config/validate.js';
+import { DEFAULT_DOCS_PATH, docsPathCollision, parseRoutes } from '../config/validate.js';
 import type { AppConfig, RouteGroup } from '../config/types.js';
 import { AUTHENTICATOR, bootstrapEmbedded, EMBEDDED_ANON_ROLE, EMBEDDED_DATABASE } from './bootstrap.js';
 import { listExamples } from './examples.js';
@@ -51,8 +51,16 @@ export const EMBEDDED_STATEMENT_TIMEOUT_MS = 10_000;
  */
 export function embeddedConfig(config: AppConfig, dbUri: string | null, report: (m: string) => void): AppConfig {
   const routes: RouteGroup[] = [...config.routes, ...exampleRoutes(report).flatMap((r) => r.groups)];
+  // The API explorer is on by default here (a development database); not where it would shadow a mount.
+  let docsPath = config.serverDocsPath ?? DEFAULT_DOCS_PATH;
+  const collision = docsPath === '' ? null : docsPathCollision(docsPath, routes);
+  if (collision !== null) {
+    report(`server-docs-path: ${collision}; the API explorer is off`);
+    docsPath = '';
+  }
   return {
     ...config,
+    serverDocsPath: docsPath,
     dbUri,
     dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE,
     dbStatementTimeout: config.dbStatementTimeout ?? EMBEDDED_STATEMENT_TIMEOUT_MS,

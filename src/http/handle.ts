@@ -12,6 +12,7 @@ import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { runCall } from './call.js';
 import { bodyTooLarge } from './body-limit.js';
+import { isDocsPath, serveDocs } from './docs.js';
 import { mountTable, runMountMatch } from './mount.js';
 import { runMutate } from './mutate.js';
 import { runOptions } from './options.js';
@@ -42,6 +43,16 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   let route: string | undefined;
   let role: string | undefined;
   const fail = (e: ApiError): Handled => ({ ...errorResponse(e, app, input.method), route, role });
+  // The API explorer's static files need neither the database nor a token.
+  const docsPath = app.config.serverDocsPath;
+  if (docsPath) {
+    const q = input.url.indexOf('?');
+    if (isDocsPath(docsPath, q === -1 ? input.url : input.url.slice(0, q))) {
+      route = docsPath;
+      const served = serveDocs(docsPath, input.method.toUpperCase(), input.url, headerValue(input, 'if-none-match'));
+      return served.ok ? { response: served.value, errorCode: null, route } : fail(served.error);
+    }
+  }
   const cache = app.cache();
   if (cache === null) return fail(errors.DBRST002('Could not query the database for the schema cache. Retrying.'));
 
