@@ -76,6 +76,18 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
 }
 
 /**
+ * Where a catalog load is, for a progress line (observe/progress.ts): the query or stage under
+ * way and the counts read so far (null: not read yet).
+ */
+export interface CatalogProgress {
+  readonly phase: 'relations' | 'columns' | 'foreign keys' | 'view sources' | 'functions' | 'computed relationships' | 'media handlers' | 'types' | 'building';
+  readonly relations: number | null;
+  readonly functions: number | null;
+  /** The columns (the biggest query, run beside the others) are in. */
+  readonly columnsRead: boolean;
+}
+
+/**
  * With a `helper` connection (not in a transaction), the biggest query (the columns) runs on
  * `client` while the others run on `helper`, in the same snapshot: on a big catalog that is most of
  * the fetch time saved from a cold start. The helper is left open for the caller to close.
@@ -84,10 +96,21 @@ export async function fetchCatalog(
   client: CatalogClient,
   schemas: readonly string[],
   helper: CatalogClient | null = null,
+  onProgress: ((p: CatalogProgress) => void) | null = null,
 ): Promise<{ raw: RawCatalog; ms: number; parallel: boolean }> {
   const started = performance.now();
   const params = [[...schemas]];
   const run = async (on: CatalogClient, text: string, values?: unknown[]): Promise<unknown[]> => (await on.query(text, values)).rows;
+  let state: CatalogProgress = { phase: 'relations', relations: null, functions: null, columnsRead: false };
+  const tell = (next: Partial<CatalogProgress>): void => {
+    state = { ...state, ...next };
+    onProgress?.(state);
+  };
+  // Each of the other queries, with its phase announced before it runs.
+  const step = async <T>(phase: CatalogProgress['phase'], on: CatalogClient, text: string, values?: unknown[]): Promise<T> => {
+    if (onProgress) tell({ phase });
+    return (await run(on, text, values)) as T;
+  };
   await many(client, ...CLIENT_BEGIN);
   let shared = false;
   let raw: RawCatalog;
@@ -97,18 +120,30 @@ export async function fetchCatalog(
     // The columns are about as much work as all the rest together. pg queues a client's queries:
     // on one client it all simply runs in turn.
     const [columns, rest] = await Promise.all([
-      run(client, COLUMNS_SQL, params) as Promise<Array<{ oid: number; columns: RawColumn[] }>>,
-      (async () => ({
-        version: await run(other, SERVER_VERSION_SQL),
-        relations: (await run(other, RELATIONS_SQL, params)) as Array<Omit<RawRelationRow, 'columns'>>,
-        foreignKeys: await run(other, FOREIGN_KEYS_SQL, params),
-        viewSources: await run(other, VIEW_SOURCES_SQL, params),
-        routines: await run(other, ROUTINES_SQL, params),
-        computedRelationships: await run(other, COMPUTED_RELATIONSHIPS_SQL, params),
-        mediaHandlers: await run(other, MEDIA_HANDLERS_SQL, params),
-        representations: await run(other, REPRESENTATIONS_SQL),
-        types: await run(other, TYPES_SQL, params),
-      }))(),
+      (run(client, COLUMNS_SQL, params) as Promise<Array<{ oid: number; columns: RawColumn[] }>>).then((rows) => {
+        if (onProgress) tell({ columnsRead: true });
+        return rows;
+      }),
+      (async () => {
+        const version = await run(other, SERVER_VERSION_SQL);
+        const relations = await step<Array<Omit<RawRelationRow, 'columns'>>>('relations', other, RELATIONS_SQL, params);
+        if (onProgress) tell({ relations: relations.length });
+        const foreignKeys = await step<unknown[]>('foreign keys', other, FOREIGN_KEYS_SQL, params);
+        const viewSources = await step<unknown[]>('view sources', other, VIEW_SOURCES_SQL, params);
+        const routines = await step<unknown[]>('functions', other, ROUTINES_SQL, params);
+        if (onProgress) tell({ functions: routines.length });
+        return {
+          version,
+          relations,
+          foreignKeys,
+          viewSources,
+          routines,
+          computedRelationships: await step<unknown[]>('computed relationships', other, COMPUTED_RELATIONSHIPS_SQL, params),
+          mediaHandlers: await step<unknown[]>('media handlers', other, MEDIA_HANDLERS_SQL, params),
+          representations: await run(other, REPRESENTATIONS_SQL),
+          types: await step<unknown[]>('types', other, TYPES_SQL, params),
+        };
+      })(),
     ]);
     const byOid = new Map<number, RawColumn[]>();
     for (const c of columns) byOid.set(c.oid, c.columns);

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { buildSchemaCache } from './build.js';
-import { fetchCatalog, type CatalogClient } from './fetch.js';
+import { fetchCatalog, type CatalogClient, type CatalogProgress } from './fetch.js';
 import type { SchemaCache } from './types.js';
 
 export interface LoadedSchemaCache {
@@ -13,18 +13,25 @@ export interface LoadedSchemaCache {
 }
 
 /** `helper`: a second connection to read the catalog in parallel (fetch.ts); optional. */
-export async function loadSchemaCache(db: pg.Pool | CatalogClient, schemas: readonly string[], helper: CatalogClient | null = null): Promise<LoadedSchemaCache> {
+/** `onProgress`: told each phase and the counts read so far (a terminal's progress line). */
+export async function loadSchemaCache(
+  db: pg.Pool | CatalogClient,
+  schemas: readonly string[],
+  helper: CatalogClient | null = null,
+  onProgress: ((p: CatalogProgress) => void) | null = null,
+): Promise<LoadedSchemaCache> {
   let fetched;
   if (db instanceof pg.Pool) {
     const client = await db.connect();
     try {
-      fetched = await fetchCatalog(client, schemas, helper);
+      fetched = await fetchCatalog(client, schemas, helper, onProgress);
     } finally {
       client.release();
     }
   } else {
-    fetched = await fetchCatalog(db, schemas, helper);
+    fetched = await fetchCatalog(db, schemas, helper, onProgress);
   }
+  onProgress?.({ phase: 'building', relations: fetched.raw.relations.length, functions: fetched.raw.routines.length, columnsRead: true });
   const started = performance.now();
   const cache = buildSchemaCache(fetched.raw, schemas);
   return { cache, fetchMs: fetched.ms, buildMs: performance.now() - started };

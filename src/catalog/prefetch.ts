@@ -5,6 +5,7 @@
 // settings the first load needs; start.ts takes the result as its first load, or, if this one
 // failed, loads again the ordinary way (and reports the error from there).
 import { fetchRoleSettings, fetchSessionUser, type RoleSettings } from '../db/role-settings.js';
+import type { CatalogProgress } from './fetch.js';
 import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from './load.js';
 
 export interface PrefetchedSchemaCache {
@@ -19,11 +20,12 @@ export async function prefetchSchemaCache(
   schemas: readonly string[],
   hoistedSettings: ReadonlyArray<string>,
   connectTimeoutMs: number,
+  onProgress: ((p: CatalogProgress) => void) | null = null,
 ): Promise<PrefetchedSchemaCache> {
   const [main, helper] = await Promise.all([openCatalogHelper(uri, connectTimeoutMs), openCatalogHelper(uri, connectTimeoutMs)]);
   try {
     if (main === null) throw new Error('could not connect to read the schema cache');
-    const loaded = await loadSchemaCache(main.client, schemas, helper?.client ?? null);
+    const loaded = await loadSchemaCache(main.client, schemas, helper?.client ?? null, onProgress);
     const roleSettings = await fetchRoleSettings(main.client as Parameters<typeof fetchRoleSettings>[0], hoistedSettings);
     const sessionUser = await fetchSessionUser(main.client as Parameters<typeof fetchSessionUser>[0]);
     return { loaded, roleSettings, sessionUser };

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { loadSchemaCache } from '../catalog/load.js';
 import type { QualifiedName, Relation, Relationship, Routine, RoutineReturn, SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
+import { catalogProgress, terminalProgress } from '../observe/progress.js';
 import { withCommandDatabase } from './database.js';
 
 export interface IntrospectRunOptions {
@@ -34,7 +35,10 @@ async function introspect(config: AppConfig, opts: IntrospectRunOptions): Promis
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const { cache, fetchMs, buildMs } = await loadSchemaCache(client, schemas);
+    // A big catalog takes seconds: a progress line when stderr is a terminal, nothing otherwise.
+    const progress = terminalProgress(err);
+    progress.update(`schema cache: connected; reading ${schemas.join(', ')}…`);
+    const { cache, fetchMs, buildMs } = await loadSchemaCache(client, schemas, null, catalogProgress(progress)).finally(() => progress.clear());
     out.write(opts.json ? JSON.stringify(cache, null, 2) + '\n' : formatSummary(cache, { fetchMs, buildMs }));
     return 0;
   } catch (e) {

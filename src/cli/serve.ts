@@ -15,6 +15,7 @@ import { readInDatabaseConfig } from './in-database-config.js';
 import type { ConfigSource } from '../config/load.js';
 import { createJsonLogger, isStructured } from '../observe/json-log.js';
 import { lifecycle } from '../observe/lifecycle.js';
+import { catalogProgress, NO_PROGRESS, terminalProgress } from '../observe/progress.js';
 import { stripVTControlCharacters } from 'node:util';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
@@ -43,9 +44,14 @@ async function withInDatabaseConfig(
 export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
   const log = config.logFormat === 'json' ? createJsonLogger(config.logLevel) : createLogger(config.logLevel);
   // log-format=json: the CLI's own lines are JSON events too, so the output stays one JSON object per line.
+  // The first schema-cache load's progress, on a terminal only (observe/progress.ts); cleared before any line.
+  const progress = isStructured(log) ? NO_PROGRESS : terminalProgress(process.stderr, chalk.dim('dbrest'));
   const say = isStructured(log)
     ? (m: string) => log.event('serve', { msg: stripVTControlCharacters(m) })
-    : (m: string) => process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
+    : (m: string) => {
+        progress.clear();
+        process.stderr.write(`${chalk.dim('dbrest')} ${m}\n`);
+      };
   let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
   let effective = config;
@@ -101,11 +107,12 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
   try {
     // The schema cache starts loading now, while the server's modules load (startup overlaps the
     // catalog queries: the bulk of a cold start on a big schema). Its failure is handled by startServer.
-    const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
-    prefetched.catch(() => undefined);
+    const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000), catalogProgress(progress));
+    prefetched.catch(() => undefined).finally(() => progress.clear());
     const { startServer } = await import('../http/start.js');
     server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, ...(loaded ? { loaded } : {}) });
   } catch (e) {
+    progress.clear();
     await embedded?.close();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
     process.stderr.write(`  database: ${maskUri(dbUri)}\n`);

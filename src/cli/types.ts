@@ -10,6 +10,7 @@ import { loadSchemaCache } from '../catalog/load.js';
 import type { AppConfig } from '../config/types.js';
 import { generateTypescript } from '../typegen/typescript.js';
 import type { CliIo } from './check-config.js';
+import { catalogProgress, terminalProgress } from '../observe/progress.js';
 import { withCommandDatabase } from './database.js';
 
 export interface TypesRunOptions {
@@ -36,23 +37,21 @@ async function generate(uri: string, config: AppConfig, opts: TypesRunOptions): 
   const requested = schemaList(opts.schemas);
   const schemas = requested.length > 0 ? requested : [...config.dbSchemas];
   // Progress for a person watching (a big catalog takes seconds); nothing when stderr is a pipe or file.
-  const progress = (line: string): void => {
-    if ((io.stderr as { isTTY?: boolean }).isTTY === true) io.stderr.write(chalk.dim(`${line}\n`));
-  };
+  const progress = terminalProgress(io.stderr);
   const client = new pg.Client({ connectionString: uri });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    progress(`reading the schema cache of ${schemas.join(', ')}…`);
-    const { cache, fetchMs, buildMs } = await loadSchemaCache(client, schemas);
-    progress(`${cache.relations.length} relations, ${cache.routines.length} functions, ${cache.types?.length ?? 0} types (fetched in ${fetchMs.toFixed(0)} ms, built in ${buildMs.toFixed(0)} ms)`);
+    progress.update(`schema cache: connected; reading ${schemas.join(', ')}…`);
+    const { cache, fetchMs, buildMs } = await loadSchemaCache(client, schemas, null, catalogProgress(progress)).finally(() => progress.clear());
+    progress.note(chalk.dim(`${cache.relations.length} relations, ${cache.routines.length} functions, ${cache.types?.length ?? 0} types (fetched in ${fetchMs.toFixed(0)} ms, built in ${buildMs.toFixed(0)} ms)`));
     const text = generateTypescript(cache);
     if (opts.output === undefined) {
       io.stdout.write(text);
     } else {
       const file = path.resolve(io.cwd, opts.output);
       writeFileSync(file, text);
-      progress(`wrote ${file}`);
+      progress.note(chalk.dim(`wrote ${file}`));
     }
     return 0;
   } catch (e) {
