@@ -2,13 +2,16 @@
 // `dbrest serve` (no db-uri, a temporary directory, a free port: `localhost:3000` is rewritten to it)
 // and answers as its comment says: the status it names (else a 2xx; "4xx" for the error example),
 // the Content-Range it names, and a body that is not empty. A tour that drifts from the software
-// fails here. The server is started with db-embedded-dir set, which is checked too.
+// fails here. The server is started with db-embedded-dir set, which is checked too. The tour's
+// `npx dbrest types` lines run too (as `node bin/dbrest.js`, on the same embedded database), and its
+// TypeScript example type-checks against the types they wrote, with the type its comment gives `data`.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
+import ts from 'typescript';
 import { freePort } from '../../src/embedded/postgres.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
 
@@ -21,16 +24,20 @@ interface TourLine {
   readonly comment: string;
 }
 
-/** The curl commands of the sh blocks between "## A 60-second tour" and the next "## " heading. */
-function tourCommands(readme: string): TourLine[] {
+function tourSection(readme: string): string {
   const start = readme.indexOf('## A 60-second tour');
   const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end);
+  return readme.slice(start, end);
+}
+
+/** The curl commands (or, with `types`, the `npx dbrest types` ones) of the tour's sh blocks. */
+function tourCommands(readme: string, which: 'curl' | 'types' = 'curl'): TourLine[] {
+  const section = tourSection(readme);
   const out: TourLine[] = [];
   for (const block of section.matchAll(/```sh\n([\s\S]*?)```/g)) {
     const joined = block[1]!.replace(/\\\n\s*/g, ' ');
     for (const line of joined.split('\n')) {
-      if (!line.startsWith('curl ') || !line.includes('localhost:3000')) continue;
+      if (which === 'types' ? !line.startsWith('npx dbrest types') : !line.startsWith('curl ') || !line.includes('localhost:3000')) continue;
       const hash = line.search(/\s#\s/);
       out.push({ command: (hash === -1 ? line : line.slice(0, hash)).trim(), comment: hash === -1 ? '' : line.slice(hash).replace(/^\s#\s/, '').trim() });
     }
@@ -86,4 +93,34 @@ t.test('the README tour answers as it says, on a fresh embedded server', async (
     if (/cookie/i.test(line.comment)) t.ok(a.headers['set-cookie'], `${label}: a cookie`);
     t.ok(a.body.length > 0, `${label}: a body`);
   }
+
+  t.test('the typed client: `npx dbrest types` writes the types, the example type-checks against them', async (t) => {
+    const typesLines = tourCommands(readme, 'types');
+    t.ok(typesLines.length >= 1, 'the tour has an `npx dbrest types` line');
+    // As a user runs it: no variables of the test run, the database of the serve above (same directory, same db-embedded-dir).
+    const env: Record<string, string> = { NO_COLOR: '1', DBREST_DB_EMBEDDED_DIR: 'data/pg' };
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('DBREST_') && !k.startsWith('PGRST_')) env[k] = v;
+    for (const line of typesLines) {
+      const command = line.command.replace(/^npx dbrest /, `'${process.execPath}' '${path.resolve('bin/dbrest.js')}' `);
+      const { stderr } = await run('sh', ['-c', command], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+      // (It says which embedded database it uses; no progress line, stderr not being a terminal.)
+      t.notMatch(stderr, /schema cache: (reading|building)|\x1b\[2K/, `${line.command}: no progress to a pipe`);
+    }
+    t.match(readFileSync(path.join(cwd, 'db.ts'), 'utf8'), /^export type Database = \{/m, 'db.ts holds the Database type');
+
+    const example = /```ts\n([\s\S]*?)```/.exec(tourSection(readme))?.[1];
+    t.ok(example, 'the tour has a TypeScript example');
+    const claimed = /\/\/ data: (.+)$/m.exec(example ?? '')?.[1];
+    t.ok(claimed, 'its comment says the type of data');
+    // The comment's type is checked too: `data` must be exactly it.
+    const check = `\ntype Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;\nconst dataIsAsClaimed: Equal<typeof data, ${claimed}> = true;\nvoid dataIsAsClaimed;\n`;
+    writeFileSync(path.join(cwd, 'tour.ts'), `${example}${check}`);
+    symlinkSync(path.resolve('node_modules'), path.join(cwd, 'node_modules'), 'dir');
+    const program = ts.createProgram([path.join(cwd, 'tour.ts')], {
+      strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [],
+    });
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' '));
+    t.same(errors, [], 'the example compiles, and data has the type its comment says');
+  });
 });
