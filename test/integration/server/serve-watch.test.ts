@@ -11,14 +11,17 @@ import { createTestDatabase } from '../../helpers/db.js';
 import { httpRequest } from '../../helpers/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const within10s = async (what: string, check: () => Promise<boolean>) => {
+const within = async (what: string, check: () => Promise<boolean>, boundMs = 10_000) => {
   const started = performance.now();
-  while (performance.now() - started < 10_000) {
+  while (performance.now() - started < boundMs) {
     if (await check()) return Math.round(performance.now() - started);
     await sleep(20);
   }
-  throw new Error(`${what}: not within 10 s`);
+  throw new Error(`${what}: not within ${boundMs / 1000} s`);
 };
+const within10s = (what: string, check: () => Promise<boolean>) => within(what, check);
+// Starting a process on a machine this busy can take a while; the bound only proves it starts.
+const STARTUP_MS = 60_000;
 
 t.test('serve --watch applies an edited config file, written in place or renamed over', async (t) => {
   const db = await createTestDatabase(['examples/quickstart/schema.sql']);
@@ -41,7 +44,7 @@ t.test('serve --watch applies an edited config file, written in place or renamed
     child.kill('SIGTERM');
     await exited;
   });
-  await within10s('the server and its watch', async () => /--watch: reloading the configuration when .*dbrest\.json changes/.test(output));
+  await within('the server and its watch', async () => /--watch: reloading the configuration when .*dbrest\.json changes/.test(output), STARTUP_MS);
   const rows = async () => ((await httpRequest(`http://127.0.0.1:${port}/films?select=id`)).json() as unknown[]).length;
   t.equal(await rows(), 5, 'db-max-rows 5 at start');
 
@@ -81,7 +84,7 @@ t.test('serve --watch without a config file says there is none to watch', async 
     child.kill('SIGTERM');
     await exited;
   });
-  await within10s('the server', async () => output.includes('listening on'));
+  await within('the server', async () => output.includes('listening on'), STARTUP_MS);
   await within10s('the --watch line', async () => /--watch: no config file to watch/.test(output));
   t.equal((await httpRequest(`http://127.0.0.1:${port}/films?select=id&limit=1`)).status, 200);
 });
