@@ -58,7 +58,7 @@ export interface RunningServer {
 const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
-  'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery',
+  'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
 ];
 
 export interface StartOptions {
