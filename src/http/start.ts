@@ -213,7 +213,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   let again: string | null = null;
   const reloadSchemaCache = async (trigger = 'on demand'): Promise<void> => {
     if (reloading) {
-      again = again === null || again === trigger ? trigger : `${again}, ${trigger}`;
+      // (bounded: a long reload under a stream of notifications would otherwise grow it without end)
+      again = again === null || again === trigger ? trigger : again.endsWith('…') || again.length > 200 ? again.replace(/…?$/, '…') : `${again}, ${trigger}`;
       return reloading;
     }
     reloading = (async () => {
