@@ -154,11 +154,12 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
   addConfigOptions(
     program.command('serve')
       .description('serve the REST API (starts an embedded PostgreSQL when db-uri is unset)')
-      .argument('[config-file]', configFileArg),
+      .argument('[config-file]', configFileArg)
+      .option('--watch', 'reload on every change: the config file when it changes (as SIGUSR2), and the schema cache on DDL (db-schema-watch on unless set)', false),
   ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
     exitCode = await withConfig(file, opts, async (loaded, ctx) =>
       // Loaded on demand: check-config and --help need none of the server's modules.
-      (await import('./serve.js')).runServe(loaded.config, loaded, ctx));
+      (await import('./serve.js')).runServe(loaded.config, loaded, { ...ctx, watch: opts['watch'] === true }));
   });
 
   addConfigOptions(

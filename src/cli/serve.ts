@@ -1,6 +1,7 @@
 // `dbrest serve`: start (or connect to) the database, serve HTTP, print the URL, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the pool, stop the
-// embedded database). SIGUSR1 reloads the schema cache.
+// embedded database). SIGUSR1 reloads the schema cache, SIGUSR2 the configuration; with --watch, so
+// does a change to the config file.
 import path from 'node:path';
 import chalk from 'chalk';
 import type { LoadedConfig } from '../config/load.js';
@@ -17,10 +18,21 @@ import { createJsonLogger, isStructured } from '../observe/json-log.js';
 import { lifecycle } from '../observe/lifecycle.js';
 import { catalogProgress, NO_PROGRESS, terminalProgress } from '../observe/progress.js';
 import { stripVTControlCharacters } from 'node:util';
+import { EMBEDDED_DATABASE } from '../embedded/bootstrap.js';
+import { withDatabase } from '../embedded/uri.js';
+import { watchConfigFile, type ConfigWatcher } from './watch-config.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
   readonly reload?: () => Promise<LoadedConfig>;
+  /** `serve --watch`: re-read the config file when it changes, and db-schema-watch unless configured. */
+  readonly watch?: boolean;
+}
+
+/** --watch turns db-schema-watch on unless the configuration says otherwise. */
+function watchDefaults(config: AppConfig, sources: Readonly<Record<string, ConfigSource>> | undefined, watch: boolean): AppConfig {
+  const set = sources?.['db-schema-watch'] !== undefined && sources['db-schema-watch'] !== 'default';
+  return watch && !set ? { ...config, dbSchemaWatch: true } : config;
 }
 
 /**
@@ -54,7 +66,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       };
   let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
-  let effective = config;
+  let effective = watchDefaults(config, loaded?.sources, ctx.watch === true);
   const started = Date.now();
 
   if (dbUri === null) {
@@ -79,7 +91,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
       : chalk.yellow('db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off — faster, but a machine crash can lose committed writes'));
     dbUri = embedded.uri;
-    effective = embeddedConfig(config, dbUri, (m) => log.error(m));
+    effective = embeddedConfig(effective, dbUri, (m) => log.error(m));
   }
   effective = await withInDatabaseConfig(effective, dbUri, loaded?.sources ?? {}, log);
   const embeddedUri = embedded ? dbUri : null;
@@ -92,7 +104,8 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       for (const p of next.problems) log.error(`config not reloaded: ${formatProblem(p)}`);
       return null;
     }
-    const base = embeddedUri ? embeddedConfig(next.config, embeddedUri, (m) => log.error(m)) : next.config;
+    const watched = watchDefaults(next.config, next.sources, ctx.watch === true);
+    const base = embeddedUri ? embeddedConfig(watched, embeddedUri, (m) => log.error(m)) : watched;
     return withInDatabaseConfig(base, serverUri, next.sources, log);
   };
 
@@ -110,7 +123,9 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000), catalogProgress(progress));
     prefetched.catch(() => undefined).finally(() => progress.clear());
     const { startServer } = await import('../http/start.js');
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, ...(loaded ? { loaded } : {}) });
+    // The embedded database's event triggers are installed as its superuser (dbrest connects as the authenticator).
+    const schemaWatchUri = embedded ? withDatabase(embedded.superuserUri, EMBEDDED_DATABASE) : dbUri;
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, schemaWatchUri, ...(loaded ? { loaded } : {}) });
   } catch (e) {
     progress.clear();
     await embedded?.close();
@@ -140,9 +155,11 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     exitWith = resolve;
     if (gaveUp) return void gaveUp.then(() => resolve(1)); // stopped before we got here
     let stopping = false;
+    let watcher: ConfigWatcher | null = null;
     const shutdown = async (signal: string) => {
       if (stopping) return;
       stopping = true;
+      watcher?.close();
       say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.close();
@@ -154,13 +171,27 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     process.once('SIGINT', () => void shutdown('SIGINT'));
     process.on('SIGUSR1', () => {
       say('SIGUSR1: reloading the schema cache');
-      void server.reloadSchemaCache();
+      void server.reloadSchemaCache('SIGUSR1');
     });
+    // SIGUSR2 and --watch take the same path: file, env and flags read again, then applied.
+    const reloadConfig = (trigger: string) =>
+      void rereadConfig()
+        .then((next) => (next ? server.reloadConfig(next, trigger) : null))
+        .catch((e) => log.error(`config not reloaded: ${(e as Error).message}`));
     process.on('SIGUSR2', () => {
       say('SIGUSR2: reloading the configuration');
-      void rereadConfig()
-        .then((next) => (next ? server.reloadConfig(next) : null))
-        .catch((e) => log.error(`config not reloaded: ${(e as Error).message}`));
+      reloadConfig('SIGUSR2');
     });
+    if (ctx.watch) {
+      const file = loaded?.file ?? null;
+      if (file === null) say('--watch: no config file to watch (the settings come from the environment and flags)');
+      else {
+        watcher = watchConfigFile(file, () => {
+          say(`--watch: ${file} changed, reloading the configuration`);
+          reloadConfig('config file changed');
+        }, (e) => log.error(`--watch: cannot watch ${file}: ${e.message}`));
+        say(`--watch: reloading the configuration when ${file} changes`);
+      }
+    }
   });
 }

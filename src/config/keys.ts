@@ -128,6 +128,8 @@ const KEY_LIST = [
     doc: 'Use prepared statements (turn off behind a transaction-pooling PgBouncer).' }),
   key({ name: 'db-root-spec', field: 'dbRootSpec', type: STRING, default: null, aliases: ['root-spec'],
     doc: 'Function whose result replaces the OpenAPI document at the root path.' }),
+  key({ name: 'db-schema-watch', field: 'dbSchemaWatch', type: BOOL, default: null, origin: 'dbrest',
+    doc: 'Install (idempotently, in the dbrest schema) event triggers that send NOTIFY <db-channel>, \'reload schema\' on DDL, so CREATE TABLE, ALTER, CREATE FUNCTION or GRANT reach the API by themselves; needs a superuser (otherwise a warning, and nothing installed). Unset: on for the embedded database, off with a db-uri.' }),
   key({ name: 'db-schemas', field: 'dbSchemas', type: { kind: 'list' }, default: ['public'], aliases: ['db-schema'],
     doc: 'Schemas exposed to clients (comma-separated); the first is the default.' }),
   key({ name: 'db-statement-timeout', field: 'dbStatementTimeout', type: { kind: 'int', min: 0 }, default: null, origin: 'dbrest',

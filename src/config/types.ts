@@ -74,6 +74,7 @@ export interface AppConfig {
   readonly dbEmbeddedDurable: boolean;
   readonly dbMaxEmbedDepth: number;            // 0: no limit
   readonly dbMaxEmbeds: number;                // 0: no limit
+  readonly dbSchemaWatch: boolean | null;       // null: on for the embedded default only
   readonly dbStatementTimeout: number | null;  // milliseconds; 0: off; null: on (10 s) for the embedded default only
   readonly jwtSecret: string | null;
   readonly jwtSecretIsBase64: boolean;

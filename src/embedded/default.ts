@@ -64,6 +64,8 @@ export function embeddedConfig(config: AppConfig, dbUri: string | null, report: 
     dbUri,
     dbAnonRole: config.dbAnonRole ?? EMBEDDED_ANON_ROLE,
     dbStatementTimeout: config.dbStatementTimeout ?? EMBEDDED_STATEMENT_TIMEOUT_MS,
+    // A developer's own database: DDL reaches the API without a signal (db-schema-watch).
+    dbSchemaWatch: config.dbSchemaWatch ?? true,
     routes,
   };
 }

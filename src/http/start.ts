@@ -12,7 +12,9 @@ import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
 import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from '../catalog/load.js';
 import type { PrefetchedSchemaCache } from '../catalog/prefetch.js';
+import { coalesce } from '../catalog/coalesce.js';
 import { listenForNotifications } from '../catalog/reload.js';
+import { ensureSchemaWatch, WATCH_SCHEMA } from '../catalog/schema-watch.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { createPool } from '../db/pool.js';
@@ -35,8 +37,11 @@ export interface RunningServer {
   readonly port: number;
   readonly adminUrl: string | null;
   readonly app: AppState;
-  /** Rebuild the schema cache; requests keep being served from the old one meanwhile. */
-  reloadSchemaCache(): Promise<void>;
+  /**
+   * Rebuild the schema cache; requests keep being served from the old one meanwhile. `trigger`
+   * (SIGUSR1, NOTIFY, …) is named in the log line.
+   */
+  reloadSchemaCache(trigger?: string): Promise<void>;
   /** Resolves once a schema cache is loaded (at once if it already is). */
   ready(): Promise<void>;
   /**
@@ -44,7 +49,7 @@ export interface RunningServer {
    * shape listeners or the pool (db-uri, db-pool*, server-*, admin-*) need a restart and are
    * kept; the names of such keys that changed are returned.
    */
-  reloadConfig(next: AppConfig): Promise<string[]>;
+  reloadConfig(next: AppConfig, trigger?: string): Promise<string[]>;
   /** Stop accepting, finish in-flight requests, close the pool. */
   close(): Promise<void>;
 }
@@ -53,7 +58,7 @@ export interface RunningServer {
 const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
-  'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery',
+  'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
 ];
 
 export interface StartOptions {
@@ -68,6 +73,8 @@ export interface StartOptions {
   readonly onGiveUp?: (reason: string) => void;
   /** The configuration as the CLI loaded it (its sources), for the admin server's /config. */
   readonly loaded?: LoadedConfig;
+  /** db-schema-watch: the URI to install the event triggers with (the embedded superuser's); default the server's. */
+  readonly schemaWatchUri?: string;
 }
 
 function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
@@ -104,6 +111,29 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 export const RETRY_INITIAL_MS = 500;
 export const RETRY_MAX_MS = 8000;
 
+/**
+ * NOTIFY 'reload schema' bursts (a migration run statement by statement: one NOTIFY per commit) are
+ * coalesced: the reload starts once they stop for NOTIFY_QUIET_MS, or NOTIFY_MAX_WAIT_MS after the
+ * first, whichever comes first.
+ */
+export const NOTIFY_QUIET_MS = 50;
+export const NOTIFY_MAX_WAIT_MS = 1000;
+
+/** db-schema-watch at start: install the event triggers, or say once why they are not there. */
+async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): Promise<void> {
+  if (!config.dbChannelEnabled) {
+    log.warn('db-schema-watch: nothing installed, db-channel-enabled is false (no NOTIFY would be heard)');
+    return;
+  }
+  const outcome = await ensureSchemaWatch(uri, config.dbChannel, Math.max(1, config.dbPoolAcquisitionTimeout * 1000));
+  if (outcome.kind === 'installed') log.info(`db-schema-watch: event triggers installed (schema ${WATCH_SCHEMA}): DDL reloads the schema cache`);
+  else if (outcome.kind === 'present') log.debug('db-schema-watch: event triggers already installed');
+  else {
+    const why = outcome.privilege ? 'only a superuser may create event triggers' : outcome.reason;
+    log.warn(`db-schema-watch: event triggers not installed (${why}); DDL reaches the API after NOTIFY ${config.dbChannel}, 'reload schema' or SIGUSR1, or once a superuser runs the SQL the README gives`);
+  }
+}
+
 export async function startServer(initial: AppConfig, dbUri: string, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   let config = initial;
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
@@ -139,37 +169,39 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (wake !== null && performance.now() - lastAttempt >= RETRY_INITIAL_MS) wake();
   };
 
-  const use = (loaded: LoadedSchemaCache, settings: RoleSettings, sessionUser: string | null): void => {
+  const use = (loaded: LoadedSchemaCache, settings: RoleSettings, sessionUser: string | null, trigger: string | null): void => {
     // Relationships are worked out on first use (catalog/build.ts). A reload does it before the
     // swap, so that no request pays for it; the first load leaves it: serving does not wait for it.
-    const relationships = cache !== null ? `, ${loaded.cache.relationships.length} relationships` : '';
+    const reload = cache !== null;
+    const relationships = reload ? `, ${loaded.cache.relationships.length} relationships` : '';
     roleSettings = settings;
     authenticatorRole = sessionUser;
     cache = loaded.cache;
     connected = true;
     const ms = loaded.fetchMs + loaded.buildMs;
     metrics?.schemaCacheLoaded(ms / 1000, { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length });
-    lifecycle(log, 'schema_cache_loaded', `schema cache loaded: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${ms.toFixed(0)} ms)`,
-      { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length, duration_ms: Math.round(ms), reload: relationships !== '' });
+    const what = reload ? `schema cache reloaded${trigger ? ` (${trigger})` : ''}` : 'schema cache loaded';
+    lifecycle(log, 'schema_cache_loaded', `${what}: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${ms.toFixed(0)} ms)`,
+      { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length, duration_ms: Math.round(ms), reload, trigger });
     mountTable(app, loaded.cache);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];
   };
   let prefetched = opts.prefetched ?? null;
-  const load = async () => {
+  const load = async (trigger: string | null = null) => {
     const first = prefetched;
     prefetched = null;
     if (first !== null) {
       // Failed: load again the ordinary way, which reports why (and retries while the database is away).
       const got = await first.catch(() => null);
-      if (got !== null) return use(got.loaded, got.roleSettings, got.sessionUser);
+      if (got !== null) return use(got.loaded, got.roleSettings, got.sessionUser, trigger);
     }
     // The catalog is read on two connections at once: the pooled one and a short-lived helper
     // outside the pool (with db-pool=1 a second pooled one would wait for the first).
     const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
     try {
       const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
-      use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings), await fetchSessionUser(client));
+      use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings), await fetchSessionUser(client), trigger);
     } finally {
       client.release();
       await helper?.close();
@@ -178,21 +210,26 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
 
   // Reloads are serialised and coalesced: a burst of NOTIFYs costs one or two rebuilds.
   let reloading: Promise<void> | null = null;
-  let again = false;
-  const reloadSchemaCache = async (): Promise<void> => {
+  let again: string | null = null;
+  const reloadSchemaCache = async (trigger = 'on demand'): Promise<void> => {
     if (reloading) {
-      again = true;
+      // (bounded: a long reload under a stream of notifications would otherwise grow it without end)
+      again = again === null || again === trigger ? trigger : again.endsWith('…') || again.length > 200 ? again.replace(/…?$/, '…') : `${again}, ${trigger}`;
       return reloading;
     }
     reloading = (async () => {
+      // A reload asked for while one runs is queued (one, naming every trigger that asked).
+      let next: string | null = trigger;
       do {
-        again = false;
-        await load().catch((e) => {
+        const why = next;
+        again = null;
+        await load(why).catch((e) => {
           metrics?.schemaCacheFailed();
           lifecycle(log, 'schema_cache_reload_failed', `schema cache reload failed: ${(e as Error).message}`, { error: (e as Error).message }, 'error');
           if (!toPgError(e)) connectionLost();
         });
-      } while (again);
+        next = again as string | null;
+      } while (next !== null);
     })().finally(() => (reloading = null));
     return reloading;
   };
@@ -208,7 +245,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       for (let attempt = 1; !closed; attempt++) {
         lastAttempt = performance.now();
         try {
-          await load();
+          await load('database back');
           if (attempt > 1) {
             metrics?.reconnected();
             lifecycle(log, 'reconnected', 'database connection recovered', { attempts: attempt });
@@ -251,6 +288,9 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     roleSettings: () => roleSettings,
     connectionLost,
   };
+  // db-schema-watch: installed while the cache loads and before LISTEN starts, so the install's own
+  // DDL (the first time) does not come back as a reload. Failing to install is a warning, not an exit.
+  const watchInstalled = config.dbSchemaWatch === true ? installSchemaWatch(opts.schemaWatchUri ?? dbUri, config, log) : null;
   let loadedAtStart = false;
   try {
     await load();
@@ -272,6 +312,9 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
 
+  if (loadedAtStart) await watchInstalled; // with the database away it would only wait for a timeout
+  // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
+  const schemaNotices = coalesce((n) => void reloadSchemaCache(n > 1 ? `NOTIFY ×${n}` : 'NOTIFY'), NOTIFY_QUIET_MS, NOTIFY_MAX_WAIT_MS);
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.
   let listening: () => void = () => undefined;
   const listenerReady = new Promise<void>((r) => (listening = r));
@@ -281,14 +324,14 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
         uri: dbUri,
         channel: config.dbChannel,
         onNotify: (payload) => {
-          if (payload === '' || payload === 'reload schema') void reloadSchemaCache();
+          if (payload === '' || payload === 'reload schema') schemaNotices.add();
           else if (payload === 'reload config' && opts.rereadConfig) {
-            void opts.rereadConfig().then((next) => (next ? reloadConfig(next) : null));
+            void opts.rereadConfig().then((next) => (next ? reloadConfig(next, 'NOTIFY') : null));
           }
         },
         onConnected: () => {
           // A reconnection means the database was away: what we cached may be stale.
-          if (++listenerConnects > 1) void reloadSchemaCache();
+          if (++listenerConnects > 1) void reloadSchemaCache('listener reconnected');
           listening();
         },
         onError: (e) => log.warn(`listener: ${e.message}`),
@@ -329,13 +372,15 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       while (inFlight() > 0) await sleep(10);
       if (admin) await new Promise<void>((r) => admin!.close(() => r()));
       await listener?.close();
+      schemaNotices.cancel();
       await recovering;
       await pool.end().catch(() => undefined);
     })();
     return closing;
   };
 
-  const reloadConfig = async (next: AppConfig): Promise<string[]> => {
+  const reloadConfig = async (next: AppConfig, trigger = 'on demand'): Promise<string[]> => {
+    const started = performance.now();
     const kept = RESTART_FIELDS.filter((f) => JSON.stringify(next[f]) !== JSON.stringify(config[f]));
     const merged = { ...next } as Record<keyof AppConfig, unknown>;
     for (const f of kept) merged[f] = config[f];
@@ -344,10 +389,11 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       JSON.stringify(next.dbHoistedTxSettings) !== JSON.stringify(config.dbHoistedTxSettings);
     config = merged as unknown as AppConfig;
     auth = nextAuth;
-    if (kept.length > 0) log.warn(`config reloaded; these keys need a restart to change: ${kept.join(', ')}`);
-    else log.info('config reloaded');
-    if (schemasChanged) await reloadSchemaCache();
+    if (schemasChanged) await reloadSchemaCache(`config ${trigger}`);
     else if (cache !== null) mountTable(app, cache);
+    const took = `${trigger}, ${(performance.now() - started).toFixed(0)} ms`;
+    if (kept.length > 0) log.warn(`config reloaded (${took}); these keys need a restart to change: ${kept.join(', ')}`);
+    else log.info(`config reloaded (${took})`);
     return kept;
   };
 

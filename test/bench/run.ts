@@ -17,7 +17,7 @@
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all)
-//   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P4 (default 100000)
+//   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
 //   BENCH_FSYNC            on (default) or off: the benched PostgreSQL keeps its default durable
@@ -719,11 +719,11 @@ async function startCmsServer(uri: string): Promise<{ child: Child; port: number
 }
 
 // ---------------------------------------------------------------------------------------------
-// P1–P4: the content API example (examples/content) with generated pages, on a dbrest serving the
+// P1–P5: the content API example (examples/content) with generated pages, on a dbrest serving the
 // example's own configuration, at 8 connections (issue 11: each p99 under 50 ms). dbrest only.
 
 const CONTENT = '/api/v2';
-const CONTENT_IDS = ['P1', 'P2', 'P3', 'P4'];
+const CONTENT_IDS = ['P1', 'P2', 'P3', 'P4', 'P5'];
 const CONTENT_CONNECTIONS = 8;
 
 interface ContentResult {
@@ -779,6 +779,8 @@ async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: nu
       c('P2', 'content descendant_of, -title', `/pages/?descendant_of=${desc.id}&order=-title`),
       c('P3', 'content type, fields=*', `/pages/?type=${encodeURIComponent(type)}&fields=*`),
       c('P4', 'content detail', `/pages/${detail}/`),
+      // a word in about half the pages (issue 27 item 5: 43,632 matches at 100,000 pages)
+      c('P5', 'content search, common word', '/pages/?search=the&limit=20'),
     ];
     // The database's own time per call (the endpoint function as the route calls it, one session,
     // median of EXPLAIN ANALYZE's execution time): less sensitive to a busy machine than latency.
@@ -787,6 +789,7 @@ async function loadContent(uri: string): Promise<{ cases: LoadCase[]; loadMs: nu
       P2: ['content.pages_listing($1::json, NULL)', [{ descendant_of: String(desc.id), order: '-title' }]],
       P3: ['content.pages_listing($1::json, NULL)', [{ type, fields: '*' }]],
       P4: ['content.pages_detail($1, $2::json, NULL)', [String(detail), {}]],
+      P5: ['content.pages_listing($1::json, NULL)', [{ search: 'the', limit: '20' }]],
     };
     for (const [id, [call, args]] of Object.entries(calls)) {
       if (!wanted(id)) continue;
