@@ -1,6 +1,9 @@
 // `dbrest serve`: start (or connect to) the database, serve HTTP, print the URL, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the pool, stop the
-// embedded database). SIGUSR1 reloads the schema cache.
+// embedded database). SIGUSR1 reloads the schema cache. With server-workers > 1 this process is the
+// cluster's primary (cluster/primary.ts) after starting the embedded database, if any, and each worker
+// runs this function again without one (cluster/worker.ts).
+import cluster from 'node:cluster';
 import path from 'node:path';
 import chalk from 'chalk';
 import type { LoadedConfig } from '../config/load.js';
@@ -16,6 +19,8 @@ import type { ConfigSource } from '../config/load.js';
 import { createJsonLogger, isStructured } from '../observe/json-log.js';
 import { lifecycle } from '../observe/lifecycle.js';
 import { stripVTControlCharacters } from 'node:util';
+import { workerCount } from '../cluster/protocol.js';
+import { joinCluster, leaveCluster, reportStarted } from '../cluster/worker.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
@@ -49,9 +54,19 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
   let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
   let effective = config;
+  let embeddedUri: string | null = null;
   const started = Date.now();
+  const worker = cluster.isWorker;
+  const workers = worker ? 1 : workerCount(config);
 
-  if (dbUri === null) {
+  if (worker) {
+    // The primary runs the embedded database, if any, and says so; a worker is told its URI.
+    embeddedUri = (await joinCluster()).embeddedUri;
+    if (embeddedUri !== null) {
+      dbUri = embeddedUri;
+      effective = embeddedConfig(config, dbUri, (m) => log.error(m));
+    }
+  } else if (dbUri === null) {
     const dataDir = path.resolve(config.dbEmbeddedDir);
     say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
     try {
@@ -73,10 +88,32 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
       : chalk.yellow('db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off — faster, but a machine crash can lose committed writes'));
     dbUri = embedded.uri;
+    embeddedUri = dbUri;
     effective = embeddedConfig(config, dbUri, (m) => log.error(m));
   }
+  if (dbUri === null) {
+    process.stderr.write(chalk.red('✖ could not start: the cluster primary sent no database') + '\n');
+    return 1;
+  }
+  const announce = (url: string, adminUrl: string | null): void => {
+    const n = workers > 1 ? `${workers} workers, ` : '';
+    if (isStructured(log)) lifecycle(log, 'start', `listening on ${url}`, { url, admin_url: adminUrl, workers, ready_ms: Date.now() - started });
+    else say(`${chalk.bold('listening on')} ${chalk.green(url)} ${chalk.dim(`(${n}ready in ${Date.now() - started} ms)`)}`);
+    if (embedded) {
+      say(`try: curl '${url}/films?select=title,year,directors(name)&order=year'`);
+      for (const example of listExamples()) {
+        if (example.tryPaths.length === 0) continue;
+        say(`${chalk.bold(example.title)}: ${example.tryPaths.map((p) => `curl '${url}${p}'`).join('  ·  ')}`);
+      }
+    }
+    if (adminUrl) say(`admin: ${adminUrl}/live ${adminUrl}/ready`);
+  };
+  if (workers > 1) {
+    const { runPrimary } = await import('../cluster/primary.js');
+    const db = embedded;
+    return runPrimary({ config, workers, embeddedUri, log, say, announce, closeDatabase: async () => void (await db?.close()) });
+  }
   effective = await withInDatabaseConfig(effective, dbUri, loaded?.sources ?? {}, log);
-  const embeddedUri = embedded ? dbUri : null;
   const serverUri = dbUri;
   // Re-read the configuration; the embedded database's settings apply again. Problems keep the old one.
   const rereadConfig = async (): Promise<AppConfig | null> => {
@@ -104,7 +141,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     const prefetched = prefetchSchemaCache(dbUri, cacheSchemas(effective), effective.dbHoistedTxSettings, Math.max(1, effective.dbPoolAcquisitionTimeout * 1000));
     prefetched.catch(() => undefined);
     const { startServer } = await import('../http/start.js');
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, ...(loaded ? { loaded } : {}) });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, clusterWorker: worker, ...(loaded ? { loaded } : {}) });
   } catch (e) {
     await embedded?.close();
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
@@ -112,16 +149,9 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     return 1;
   }
 
-  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, ready_ms: Date.now() - started });
-  else say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
-  if (embedded) {
-    say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
-    for (const example of listExamples()) {
-      if (example.tryPaths.length === 0) continue;
-      say(`${chalk.bold(example.title)}: ${example.tryPaths.map((p) => `curl '${server.url}${p}'`).join('  ·  ')}`);
-    }
-  }
-  if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
+  // A worker's start is announced by the primary, once every worker serves.
+  if (worker) reportStarted(server);
+  else announce(server.url, server.adminUrl);
 
   return new Promise<number>((resolve) => {
     exitWith = resolve;
@@ -130,21 +160,22 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     const shutdown = async (signal: string) => {
       if (stopping) return;
       stopping = true;
-      say(`${signal}: finishing in-flight requests…`);
+      if (!worker) say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.close();
-      if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
+      if (worker) leaveCluster();
+      else if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
       else say('stopped');
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
     process.on('SIGUSR1', () => {
-      say('SIGUSR1: reloading the schema cache');
+      if (!worker) say('SIGUSR1: reloading the schema cache');
       void server.reloadSchemaCache();
     });
     process.on('SIGUSR2', () => {
-      say('SIGUSR2: reloading the configuration');
+      if (!worker) say('SIGUSR2: reloading the configuration');
       void rereadConfig()
         .then((next) => (next ? server.reloadConfig(next) : null))
         .catch((e) => log.error(`config not reloaded: ${(e as Error).message}`));
