@@ -46,6 +46,16 @@ async function withInDatabaseConfig(
 }
 
 export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
+  if (!cluster.isWorker) return serve(config, loaded, ctx);
+  // A worker's IPC channel keeps it alive: close it however serving ends, so the process exits.
+  try {
+    return await serve(config, loaded, ctx);
+  } finally {
+    leaveCluster();
+  }
+}
+
+async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: ServeContext): Promise<number> {
   const log = config.logFormat === 'json' ? createJsonLogger(config.logLevel) : createLogger(config.logLevel);
   // log-format=json: the CLI's own lines are JSON events too, so the output stays one JSON object per line.
   const say = isStructured(log)
@@ -163,9 +173,11 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       if (!worker) say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.close();
-      if (worker) leaveCluster();
-      else if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
-      else say('stopped');
+      // The primary says it once for all its workers.
+      if (!worker) {
+        if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
+        else say('stopped');
+      }
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
