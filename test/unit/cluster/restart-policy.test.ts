@@ -2,7 +2,7 @@
 // and what server-workers=auto counts (cluster/protocol.ts).
 import os from 'node:os';
 import t from 'tap';
-import { GIVE_UP_AFTER, onWorkerExit, RESTART_INITIAL_MS, RESTART_MAX_MS, STABLE_MS } from '../../../src/cluster/restart-policy.js';
+import { GIVE_UP_AFTER, onWorkerExit, RESTART_INITIAL_MS, STABLE_MS } from '../../../src/cluster/restart-policy.js';
 import { workerCount } from '../../../src/cluster/protocol.js';
 
 t.test('quick exits in a row double the delay, then give up', async (t) => {
