@@ -1,7 +1,10 @@
 // `dbrest serve`: start (or connect to) the database, serve HTTP, print the URL, and shut down
 // gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the pool, stop the
 // embedded database). SIGUSR1 reloads the schema cache, SIGUSR2 the configuration; with --watch, so
-// does a change to the config file.
+// does a change to the config file. With server-workers > 1 this process is the cluster's primary
+// (cluster/primary.ts) after starting the embedded database, if any, and each worker runs this
+// function again without one (cluster/worker.ts).
+import cluster from 'node:cluster';
 import path from 'node:path';
 import chalk from 'chalk';
 import type { LoadedConfig } from '../config/load.js';
@@ -21,6 +24,9 @@ import { stripVTControlCharacters } from 'node:util';
 import { EMBEDDED_DATABASE } from '../embedded/bootstrap.js';
 import { withDatabase } from '../embedded/uri.js';
 import { watchConfigFile, type ConfigWatcher } from './watch-config.js';
+import { ensureSchemaWatch } from '../catalog/schema-watch.js';
+import { workerCount } from '../cluster/protocol.js';
+import { joinCluster, leaveCluster, reportStarted } from '../cluster/worker.js';
 
 /** What main.ts hands every command besides the config: `reload` re-reads file, env and flags. */
 export interface ServeContext {
@@ -54,6 +60,16 @@ async function withInDatabaseConfig(
 }
 
 export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: ServeContext = {}): Promise<number> {
+  if (!cluster.isWorker) return serve(config, loaded, ctx);
+  // A worker's IPC channel keeps it alive: close it however serving ends, so the process exits.
+  try {
+    return await serve(config, loaded, ctx);
+  } finally {
+    leaveCluster();
+  }
+}
+
+async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: ServeContext): Promise<number> {
   const log = config.logFormat === 'json' ? createJsonLogger(config.logLevel) : createLogger(config.logLevel);
   // log-format=json: the CLI's own lines are JSON events too, so the output stays one JSON object per line.
   // The first schema-cache load's progress, on a terminal only (observe/progress.ts); cleared before any line.
@@ -67,9 +83,19 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
   let embedded: EmbeddedDefault | null = null;
   let dbUri = config.dbUri;
   let effective = watchDefaults(config, loaded?.sources, ctx.watch === true);
+  let embeddedUri: string | null = null;
   const started = Date.now();
+  const worker = cluster.isWorker;
+  const workers = worker ? 1 : workerCount(config);
 
-  if (dbUri === null) {
+  if (worker) {
+    // The primary runs the embedded database, if any, and says so; a worker is told its URI.
+    embeddedUri = (await joinCluster()).embeddedUri;
+    if (embeddedUri !== null) {
+      dbUri = embeddedUri;
+      effective = embeddedConfig(effective, dbUri, (m) => log.error(m));
+    }
+  } else if (dbUri === null) {
     const dataDir = path.resolve(config.dbEmbeddedDir);
     say(`no db-uri configured: starting the embedded PostgreSQL in ${dataDir}`);
     try {
@@ -91,10 +117,40 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       ? chalk.dim('embedded PostgreSQL is durable (fsync on)')
       : chalk.yellow('db-embedded-durable=false: the embedded PostgreSQL runs with fsync=off — faster, but a machine crash can lose committed writes'));
     dbUri = embedded.uri;
+    embeddedUri = dbUri;
     effective = embeddedConfig(effective, dbUri, (m) => log.error(m));
   }
+  if (dbUri === null) {
+    process.stderr.write(chalk.red('✖ could not start: the cluster primary sent no database') + '\n');
+    return 1;
+  }
+  const announce = (url: string, adminUrl: string | null): void => {
+    const n = workers > 1 ? `${workers} workers, ` : '';
+    // server-docs-path: the API explorer's address (not on a unix socket: no browser reaches it there).
+    const docsPath = effective.serverDocsPath;
+    const docsUrl = docsPath && url.startsWith('http') ? `${url}${docsPath}/` : null;
+    if (isStructured(log)) lifecycle(log, 'start', `listening on ${url}`, { url, admin_url: adminUrl, docs_url: docsUrl, workers, ready_ms: Date.now() - started });
+    else say(`${chalk.bold('listening on')} ${chalk.green(url)} ${chalk.dim(`(${n}ready in ${Date.now() - started} ms)`)}`);
+    if (docsUrl && !isStructured(log)) say(`API explorer: ${chalk.green(docsUrl)}`);
+    if (embedded) {
+      say(`try: curl '${url}/films?select=title,year,directors(name)&order=year'`);
+      for (const example of listExamples()) {
+        if (example.tryPaths.length === 0) continue;
+        say(`${chalk.bold(example.title)}: ${example.tryPaths.map((p) => `curl '${url}${p}'`).join('  ·  ')}`);
+      }
+    }
+    if (adminUrl) say(`admin: ${adminUrl}/live ${adminUrl}/ready`);
+  };
+  if (workers > 1) {
+    // Installed once here, as the embedded superuser; the workers then find it present.
+    if (embedded && effective.dbSchemaWatch === true && effective.dbChannelEnabled) {
+      await ensureSchemaWatch(withDatabase(embedded.superuserUri, EMBEDDED_DATABASE), effective.dbChannel);
+    }
+    const { runPrimary } = await import('../cluster/primary.js');
+    const db = embedded;
+    return runPrimary({ config, workers, embeddedUri, log, say, announce, closeDatabase: async () => void (await db?.close()) });
+  }
   effective = await withInDatabaseConfig(effective, dbUri, loaded?.sources ?? {}, log);
-  const embeddedUri = embedded ? dbUri : null;
   const serverUri = dbUri;
   // Re-read the configuration; the embedded database's settings apply again. Problems keep the old one.
   const rereadConfig = async (): Promise<AppConfig | null> => {
@@ -125,7 +181,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     const { startServer } = await import('../http/start.js');
     // The embedded database's event triggers are installed as its superuser (dbrest connects as the authenticator).
     const schemaWatchUri = embedded ? withDatabase(embedded.superuserUri, EMBEDDED_DATABASE) : dbUri;
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, schemaWatchUri, ...(loaded ? { loaded } : {}) });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, schemaWatchUri, clusterWorker: worker, ...(loaded ? { loaded } : {}) });
   } catch (e) {
     progress.clear();
     await embedded?.close();
@@ -134,22 +190,9 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
     return 1;
   }
 
-  // server-docs-path: the API explorer's address (not on a unix socket: no browser reaches it there).
-  const docsPath = server.app.config.serverDocsPath;
-  const docsUrl = docsPath && server.url.startsWith('http') ? `${server.url}${docsPath}/` : null;
-  if (isStructured(log)) lifecycle(log, 'start', `listening on ${server.url}`, { url: server.url, admin_url: server.adminUrl, docs_url: docsUrl, ready_ms: Date.now() - started });
-  else {
-    say(`${chalk.bold('listening on')} ${chalk.green(server.url)} ${chalk.dim(`(ready in ${Date.now() - started} ms)`)}`);
-    if (docsUrl) say(`API explorer: ${chalk.green(docsUrl)}`);
-  }
-  if (embedded) {
-    say(`try: curl '${server.url}/films?select=title,year,directors(name)&order=year'`);
-    for (const example of listExamples()) {
-      if (example.tryPaths.length === 0) continue;
-      say(`${chalk.bold(example.title)}: ${example.tryPaths.map((p) => `curl '${server.url}${p}'`).join('  ·  ')}`);
-    }
-  }
-  if (server.adminUrl) say(`admin: ${server.adminUrl}/live ${server.adminUrl}/ready`);
+  // A worker's start is announced by the primary, once every worker serves.
+  if (worker) reportStarted(server);
+  else announce(server.url, server.adminUrl);
 
   return new Promise<number>((resolve) => {
     exitWith = resolve;
@@ -160,17 +203,20 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
       if (stopping) return;
       stopping = true;
       watcher?.close();
-      say(`${signal}: finishing in-flight requests…`);
+      if (!worker) say(`${signal}: finishing in-flight requests…`);
       await server.close();
       await embedded?.close();
-      if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
-      else say('stopped');
+      // The primary says it once for all its workers.
+      if (!worker) {
+        if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
+        else say('stopped');
+      }
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
     process.on('SIGUSR1', () => {
-      say('SIGUSR1: reloading the schema cache');
+      if (!worker) say('SIGUSR1: reloading the schema cache');
       void server.reloadSchemaCache('SIGUSR1');
     });
     // SIGUSR2 and --watch take the same path: file, env and flags read again, then applied.
@@ -179,7 +225,7 @@ export async function runServe(config: AppConfig, loaded?: LoadedConfig, ctx: Se
         .then((next) => (next ? server.reloadConfig(next, trigger) : null))
         .catch((e) => log.error(`config not reloaded: ${(e as Error).message}`));
     process.on('SIGUSR2', () => {
-      say('SIGUSR2: reloading the configuration');
+      if (!worker) say('SIGUSR2: reloading the configuration');
       reloadConfig('SIGUSR2');
     });
     if (ctx.watch) {

@@ -88,7 +88,7 @@ function valueSchema(k: ConfigKey): { [key: string]: Json } {
     case 'int': {
       const s: { [key: string]: Json } = { type: 'integer', minimum: t.min };
       if (t.max !== undefined) s['maximum'] = t.max;
-      return withNull(s);
+      return withNull(t.words ? { anyOf: [s, { type: 'string', enum: [...t.words] }] } : s);
     }
     case 'bool': return t.words ? { anyOf: [{ type: 'boolean' }, { type: 'string', enum: [t.words.true, t.words.false] }] } : { type: 'boolean' };
     case 'list':

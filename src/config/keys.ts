@@ -18,7 +18,8 @@ export type StringFormat =
 export type KeyType =
   | { readonly kind: 'string'; readonly format?: StringFormat }
   | { readonly kind: 'secret' }
-  | { readonly kind: 'int'; readonly min: number; readonly max?: number }
+  /** `words`: names accepted besides a number (server-workers' `auto`), kept as the word. */
+  | { readonly kind: 'int'; readonly min: number; readonly max?: number; readonly words?: ReadonlyArray<string> }
   /** `words`: PostgREST spellings of true and false besides the usual ones (log-query's `main-query` / `disabled`). */
   | { readonly kind: 'bool'; readonly words?: { readonly true: string; readonly false: string } }
   /** Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. */
@@ -111,7 +112,7 @@ const KEY_LIST = [
   key({ name: 'db-plan-enabled', field: 'dbPlanEnabled', type: BOOL, default: false,
     doc: 'Allow EXPLAIN output through Accept: application/vnd.pgrst.plan.' }),
   key({ name: 'db-pool', field: 'dbPool', type: { kind: 'int', min: 1 }, default: 10,
-    doc: 'Maximum number of connections in the pool.' }),
+    doc: 'Maximum number of connections in the pool, per worker process (server-workers): N workers hold up to N times this many.' }),
   key({ name: 'db-pool-acquisition-timeout', field: 'dbPoolAcquisitionTimeout', type: SECONDS, default: 10,
     doc: 'Seconds a request waits for a pool connection before a 504.' }),
   key({ name: 'db-pool-automatic-recovery', field: 'dbPoolAutomaticRecovery', type: BOOL, default: true,
@@ -190,6 +191,8 @@ const KEY_LIST = [
     doc: 'Unix domain socket the HTTP server binds to; takes precedence over server-port.' }),
   key({ name: 'server-unix-socket-mode', field: 'serverUnixSocketMode', type: { kind: 'string', format: 'file-mode' },
     default: '660', doc: 'Octal file mode of server-unix-socket (600 to 777).' }),
+  key({ name: 'server-workers', field: 'serverWorkers', type: { kind: 'int', min: 1, words: ['auto'] }, default: 1, origin: 'dbrest',
+    doc: 'Worker processes `dbrest serve` runs (node:cluster, sharing server-port); auto: one per available core. Each worker has its own db-pool connections and LISTEN connection; the primary process runs the embedded database and the admin server, whose /metrics shows every worker\'s series with a worker_pid label and /ready is 200 when every running worker is.' }),
   key({ name: 'url-use-legacy-target-names', field: 'urlUseLegacyTargetNames', type: BOOL, default: true,
     doc: 'Allow filtering an aliased embed by its target name as well as its alias.' }),
 ];
@@ -270,7 +273,7 @@ export function describeType(t: KeyType): string {
   switch (t.kind) {
     case 'string': return 'string';
     case 'secret': return 'string (secret)';
-    case 'int': return t.max === undefined ? `integer ≥ ${t.min}` : `integer ${t.min}–${t.max}`;
+    case 'int': return (t.max === undefined ? `integer ≥ ${t.min}` : `integer ${t.min}–${t.max}`) + (t.words ? t.words.map((w) => ` or "${w}"`).join('') : '');
     case 'bool': return t.words ? `boolean, "${t.words.true}" or "${t.words.false}"` : 'boolean';
     case 'list': return 'comma-separated list';
     case 'enum': return t.values.join(' | ');

@@ -92,6 +92,8 @@ export interface AppConfig {
   readonly serverUnixSocket: string | null;
   readonly serverUnixSocketMode: string;       // octal, '600'…'777'
   readonly serverReuseport: boolean;
+  /** Worker processes of `dbrest serve` (node:cluster); `auto`: os.availableParallelism(). */
+  readonly serverWorkers: number | 'auto';
   readonly serverCorsAllowedOrigins: ReadonlyArray<string> | null;
   readonly serverMaxBodySize: number;          // bytes
   readonly serverMaxResponseBytes: number;     // bytes; 0: no limit

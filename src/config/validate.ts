@@ -92,15 +92,17 @@ function asText(raw: unknown): string | null {
   return null;
 }
 
-function coerceInt(t: Extract<KeyType, { kind: 'int' }>, raw: unknown): Coerced<number> {
+function coerceInt(t: Extract<KeyType, { kind: 'int' }>, raw: unknown): Coerced<number | string> {
   let n: number;
+  const word = typeof raw === 'string' ? raw.trim().toLowerCase() : null;
+  if (word !== null && t.words?.includes(word)) return good(word);
   if (typeof raw === 'number') {
     if (!Number.isInteger(raw)) return bad(`expected an integer, got ${showRaw(raw)}`);
     n = raw;
   } else if (typeof raw === 'string' && /^\s*[+-]?\d+\s*$/.test(raw)) {
     n = Number(raw.trim());
   } else {
-    return bad(`expected an integer, got ${showRaw(raw)}`);
+    return bad(`expected an integer${t.words ? t.words.map((w) => ` or ${w}`).join('') : ''}, got ${showRaw(raw)}`);
   }
   if (!Number.isSafeInteger(n)) return bad(`${showRaw(raw)} is too large`);
   if (n < t.min) return bad(`must be at least ${t.min}, got ${n}`);

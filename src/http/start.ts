@@ -6,8 +6,6 @@
 // Requests then get 503s in the error model and /ready says 503, while one recovery loop retries
 // with capped exponential backoff; once the database answers, the schema cache is rebuilt (it may
 // have changed) and requests are served again.
-import type { AddressInfo } from 'node:net';
-import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import { createAuthenticator } from '../auth/jwt.js';
 import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from '../catalog/load.js';
@@ -24,9 +22,10 @@ import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
-import { adminRoutes } from './admin-routes.js';
+import { listen, listenUnix } from './listen.js';
+import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
-import { createMetrics } from '../observe/metrics.js';
+import { createMetrics, type Metrics } from '../observe/metrics.js';
 import { lifecycle } from '../observe/lifecycle.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -52,6 +51,14 @@ export interface RunningServer {
   reloadConfig(next: AppConfig, trigger?: string): Promise<string[]>;
   /** Stop accepting, finish in-flight requests, close the pool. */
   close(): Promise<void>;
+  /** What the admin server answers from (null without one configured); a cluster primary asks a worker's over IPC. */
+  readonly admin: AdminHandlers | null;
+}
+
+export interface AdminHandlers {
+  isReady(): Promise<boolean>;
+  readonly route: AdminRoute;
+  readonly metrics: Metrics | null;
 }
 
 /** Keys whose new value only takes effect after a restart. */
@@ -59,6 +66,7 @@ const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
   'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
+  'serverWorkers',
 ];
 
 export interface StartOptions {
@@ -75,32 +83,12 @@ export interface StartOptions {
   readonly loaded?: LoadedConfig;
   /** db-schema-watch: the URI to install the event triggers with (the embedded superuser's); default the server's. */
   readonly schemaWatchUri?: string;
-}
-
-function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    // reusePort (SO_REUSEPORT) is a listen option from Node 22.12 / 23.1 on; validate.ts refuses
-    // server-reuseport on older Node, so it is only passed where Node honours it.
-    const options = reusePort ? { port, host, reusePort: true } : { port, host };
-    server.listen(options, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** server-unix-socket: listen on a socket file (a stale one is removed first) with the given mode. */
-async function listenUnix(server: http.Server, socketPath: string, mode: string): Promise<void> {
-  await rm(socketPath, { force: true });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  await chmod(socketPath, parseInt(mode, 8));
+  /**
+   * A node:cluster worker (server-workers > 1): the primary removed any stale server-unix-socket
+   * (a worker removing it would unlink the socket the primary already serves) and runs the admin
+   * server itself, asking each worker's `admin` handlers over IPC. Default: false.
+   */
+  readonly clusterWorker?: boolean;
 }
 
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
@@ -310,7 +298,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const { server, inFlight } = createHttpServer(app, metrics === null ? null : metrics.requestDone);
   // server-unix-socket takes precedence over host and port, as in PostgREST.
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
-  if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode);
+  if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode, opts.clusterWorker !== true);
 
   if (loadedAtStart) await watchInstalled; // with the database away it would only wait for a timeout
   // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
@@ -343,12 +331,19 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   let admin: http.Server | null = null;
   let adminUrl: string | null = null;
   // admin-server-unix-socket takes precedence over admin-server-port, as server-unix-socket does.
-  if (config.adminServerPort !== null || config.adminServerUnixSocket !== null) {
-    admin = createAdminServer(async () => {
-      const ready = cache !== null && connected;
-      if (!ready) poke();
-      return ready;
-    }, adminRoutes({ metrics, config: () => config, loaded: opts.loaded ?? null, cache: () => cache }));
+  const adminHandlers: AdminHandlers | null = config.adminServerPort !== null || config.adminServerUnixSocket !== null
+    ? {
+        isReady: async () => {
+          const ready = cache !== null && connected;
+          if (!ready) poke();
+          return ready;
+        },
+        route: adminRoutes({ metrics, config: () => config, loaded: opts.loaded ?? null, cache: () => cache }),
+        metrics,
+      }
+    : null;
+  if (adminHandlers !== null && opts.clusterWorker !== true) {
+    admin = createAdminServer(adminHandlers.isReady, adminHandlers.route);
     if (config.adminServerUnixSocket !== null) {
       await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
       adminUrl = `unix:${config.adminServerUnixSocket}`;
@@ -399,5 +394,5 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
 
   const ready = () => (cache !== null ? Promise.resolve() : new Promise<void>((r) => readyWaiters.push(r)));
   const url = config.serverUnixSocket ? `unix:${config.serverUnixSocket}` : `http://${urlHost(config.serverHost)}:${port}`;
-  return { url, port, adminUrl, app, reloadSchemaCache, reloadConfig, ready, close };
+  return { url, port, adminUrl, app, reloadSchemaCache, reloadConfig, ready, close, admin: adminHandlers };
 }

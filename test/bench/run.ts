@@ -16,7 +16,9 @@
 //   BENCH_W6_ROWS          rows of the W6 response (default 100000; at most the tracks, see BENCH_SCALE)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
-//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all)
+//   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
+//                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
+//                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
@@ -75,6 +77,8 @@ const cfg = {
 };
 const size: DatasetSize = scaledSize(cfg.scale);
 const wanted = (id: string) => cfg.cases.length === 0 || cfg.cases.includes(id);
+/** Cases that run only when BENCH_CASES names them. */
+const named = (id: string) => cfg.cases.includes(id);
 
 const log = (line = '') => process.stdout.write(line + '\n');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -418,17 +422,17 @@ function cpuTicks(pid: number, reaped = false): number {
   }
 }
 
-function postgresTicks(): number {
-  if (postmasterPid === null) return 0;
-  // Backends that exit during a round (a pool closing idle connections) take their CPU time out
-  // of the sum of the live ones; the postmaster's reaped-children time puts it back.
-  let total = cpuTicks(postmasterPid, true);
+/** A process and its children: PostgreSQL's backends, a dbrest primary's server-workers. */
+function treeTicks(root: number): number {
+  // Children that exit during a round (a pool closing idle connections) take their CPU time out
+  // of the sum of the live ones; the parent's reaped-children time puts it back.
+  let total = cpuTicks(root, true);
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === postmasterPid) total += cpuTicks(Number(entry));
+      if (ppid === root) total += cpuTicks(Number(entry));
     } catch {
       /* gone */
     }
@@ -436,14 +440,16 @@ function postgresTicks(): number {
   return total;
 }
 
+const postgresTicks = (): number => (postmasterPid === null ? 0 : treeTicks(postmasterPid));
+
 async function measureRound(port: number, c: LoadCase, seconds: number): Promise<RunFigures> {
   const pid = serverPids.get(port);
-  const server0 = pid ? cpuTicks(pid) : 0;
+  const server0 = pid ? treeTicks(pid) : 0;
   const pg0 = postgresTicks();
   const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
   const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
-    serverCpuUs: pid ? perRequest(cpuTicks(pid) - server0) : null,
+    serverCpuUs: pid ? perRequest(treeTicks(pid) - server0) : null,
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
     seconds: round(r.seconds, 2),
     requests: r.requests,
@@ -606,19 +612,30 @@ function pairCases(): PairCase[] {
   ];
 }
 
-async function runPairCase(c: PairCase, port: number): Promise<PairResult> {
+/** W1X2, W2X2: W1 and W2 on a dbrest with one worker (a) and one with server-workers=2 (b). */
+function workerPairCases(): PairCase[] {
+  const load = new Map(loadCases().map((c) => [c.id, c]));
+  return ['W1', 'W2'].map((id) => {
+    const c = load.get(id)!;
+    return { id: `${id}X2`, title: `${c.title}: 1 vs 2 workers`, a: { ...c, id: `${id}X2a`, title: '1 worker' }, b: { ...c, id: `${id}X2b`, title: '2 workers' } };
+  });
+}
+
+/** `portB`: side b's server, when it is another one (W1X2: a dbrest with 2 workers). */
+async function runPairCase(c: PairCase, port: number, portB = port): Promise<PairResult> {
+  const portOf = (i: number) => (i === 0 ? port : portB);
   log(`${c.id} ${c.title}: ${c.a.requests[0]!.path} vs ${c.b.requests[0]!.path}`);
   const sides = [c.a, c.b] as const;
   const note: Array<string | undefined> = [];
   for (const [i, side] of sides.entries()) {
-    const p = await probe(port, side.requests[0]!);
+    const p = await probe(portOf(i), side.requests[0]!);
     note[i] = p.note;
   }
   const rounds: RunFigures[][] = [[], []];
   const run = async (i: number, seconds: number, keep: boolean) => {
     if (note[i] !== undefined) return;
     try {
-      const f = await measureRound(port, sides[i]!, seconds);
+      const f = await measureRound(portOf(i), sides[i]!, seconds);
       const bad = failure(f);
       if (bad) note[i] = bad;
       else if (keep) rounds[i]!.push(f);
@@ -1237,7 +1254,7 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * pairCases().filter((c) => wanted(c.id)).length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * [...pairCases().filter((c) => wanted(c.id)), ...workerPairCases().filter((c) => named(c.id))].length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -1277,7 +1294,7 @@ async function main(): Promise<number> {
   postmasterPid = Number(readFileSync(path.join(tmp, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
 
   const dbrestPort = await freePort();
-  const dbrest = startChild('dbrest', [cfg.dbrestBin, 'serve'], {
+  const dbrestEnv = {
     DBREST_DB_URI: dataset.uri,
     DBREST_DB_ANON_ROLE: ANON_ROLE,
     DBREST_DB_SCHEMAS: 'public',
@@ -1286,7 +1303,8 @@ async function main(): Promise<number> {
     DBREST_SERVER_PORT: String(dbrestPort),
     DBREST_LOG_LEVEL: 'error',
     DBREST_ROUTES: JSON.stringify(BENCH_ROUTES),
-  });
+  };
+  const dbrest = startChild('dbrest', [cfg.dbrestBin, 'serve'], dbrestEnv);
   if (dbrest.pid) serverPids.set(dbrestPort, dbrest.pid);
   const dbrestUp = await waitAnswering(dbrestPort, dbrest, 30_000);
   let dbrestDown: string | null = null;
@@ -1314,6 +1332,17 @@ async function main(): Promise<number> {
 
   const pairs: PairResult[] = [];
   for (const c of pairCases()) if (wanted(c.id) && dbrestDown === null) pairs.push(await runPairCase(c, dbrestPort));
+  const workerPairs = workerPairCases().filter((c) => named(c.id));
+  if (workerPairs.length > 0 && dbrestDown === null) {
+    log(`starting a dbrest with server-workers=2 (db-pool ${cfg.pool} per worker)…`);
+    const port = await freePort();
+    const two = startChild('dbrest-2-workers', [cfg.dbrestBin, 'serve'], { ...dbrestEnv, DBREST_SERVER_PORT: String(port), DBREST_SERVER_WORKERS: '2' });
+    if (two.pid) serverPids.set(port, two.pid);
+    const up = await waitAnswering(port, two, 60_000);
+    if ('reason' in up) log(`  worker cases not run: ${up.reason}`);
+    else for (const c of workerPairs) pairs.push(await runPairCase(c, dbrestPort, port));
+    await two.stop();
+  }
   if (['C1', 'C2', 'C3'].some(wanted)) {
     log('loading examples/cms and starting a dbrest for it…');
     const cms = await startCmsServer(dataset.uri);

@@ -21,6 +21,7 @@ const POSTGREST_KEYS = [
 const DBREST_KEYS = [
   'routes', 'openapi-version', 'db-embedded-dir', 'db-embedded-durable', 'server-max-body-size', 'server-stream-threshold',
   'db-max-embed-depth', 'db-max-embeds', 'db-statement-timeout', 'db-schema-watch', 'server-max-response-bytes', 'log-format', 'server-docs-path',
+  'server-workers',
 ];
 
 t.test('the table holds every PostgREST key and dbrest\'s own, nothing else', async (t) => {

@@ -45,6 +45,13 @@ t.test('int', async (t) => {
   t.match(issue('serverPort', 70000).message, /at most 65535/);
   t.match(issue('serverPort', '-1').message, /at least 0/);
   t.match(issue('dbPool', '99999999999999999999').message, /too large/);
+  // server-workers: a count, or the word auto (cores).
+  t.equal(value('serverWorkers', '4'), 4);
+  t.equal(value('serverWorkers', 'auto'), 'auto');
+  t.equal(value('serverWorkers', ' AUTO '), 'auto');
+  t.match(issue('serverWorkers', '0').message, /at least 1/);
+  t.match(issue('serverWorkers', 'all').message, /expected an integer or auto, got "all"/);
+  t.match(issue('dbPool', 'auto').message, /expected an integer, got "auto"/, 'only keys that name the word take it');
 });
 
 t.test('bool', async (t) => {

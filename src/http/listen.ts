@@ -1,0 +1,31 @@
+// Binding a server to a host and port or to a unix socket, with the errors of listen() as rejections.
+// Shared by the API and admin servers of a worker and by a cluster primary's admin server.
+import type { AddressInfo } from 'node:net';
+import { chmod, rm } from 'node:fs/promises';
+import type http from 'node:http';
+
+export function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    // reusePort (SO_REUSEPORT) is a listen option from Node 22.12 / 23.1 on; validate.ts refuses
+    // server-reuseport on older Node, so it is only passed where Node honours it.
+    const options = reusePort ? { port, host, reusePort: true } : { port, host };
+    server.listen(options, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** server-unix-socket: listen on a socket file (a stale one is removed first) with the given mode. */
+export async function listenUnix(server: http.Server, socketPath: string, mode: string, removeStale = true): Promise<void> {
+  if (removeStale) await rm(socketPath, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  await chmod(socketPath, parseInt(mode, 8));
+}
