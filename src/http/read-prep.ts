@@ -36,6 +36,11 @@ export interface PreparedRead {
   readonly statements: ReadonlyArray<Statement>;
   /** Streamed: the cursor's statement. */
   readonly streamStatement: Statement | null;
+  /**
+   * Streamed: the buffered statement limited to server-stream-threshold + 1 rows, run first (as a
+   * buffered read: one round trip, pipelined) unless the shape recently overflowed (http/stream-memo.ts).
+   */
+  readonly probeStatement: Statement | null;
   /** Content-Location, or null when too long for a header. */
   readonly location: string | null;
   readonly warning: string | null;
@@ -58,6 +63,12 @@ export function prepareRead(req: ApiRequest, relation: string, cache: SchemaCach
   return made;
 }
 
+/** The plan with its root limited to `limit` rows (the same offset). */
+function limitedTo(plan: ReadPlan, limit: number): ReadPlan {
+  const range = { offset: plan.range.offset, limit };
+  return { ...plan, range, root: { ...plan.root, range } };
+}
+
 function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: AppConfig): Result<PreparedRead, ApiError> {
   const count = req.preferences.count;
   const plan = planRead({ schema: req.schema, relation, query: req.query, range: req.range, count }, cache, cfg);
@@ -69,12 +80,11 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
   const headersOnly = req.method === 'HEAD';
   const mediaBody = mediaBodyFor(cache, media.value, plan.value, null, headersOnly);
   const countOpt = count === 'planned' ? null : count;
-  const main = buildReadStatement(
-    plan.value,
+  const readOptions =
     mediaBody === undefined
       ? { count: countOpt, maxRows: cfg.dbMaxRows, maxResponseBytes: cfg.serverMaxResponseBytes }
-      : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody), maxResponseBytes: cfg.serverMaxResponseBytes },
-  );
+      : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody), maxResponseBytes: cfg.serverMaxResponseBytes };
+  const main = buildReadStatement(plan.value, readOptions);
   const format = media.value.plan
     ? null
     : streamFormat(
@@ -95,6 +105,7 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
     format,
     statements,
     streamStatement: format === null ? null : compile(buildReadStreamStatement(plan.value, format)),
+    probeStatement: format === null ? null : compile(buildReadStatement(limitedTo(plan.value, cfg.serverStreamThreshold + 1), readOptions)),
     location: location.length <= MAX_CONTENT_LOCATION ? location : null,
     warning: legacyTargetWarning(plan.value.legacyTargets),
   });

@@ -1,4 +1,6 @@
-// GET/HEAD on a table or view: prepare (plan → negotiate → build, http/read-prep.ts) → execute (one round trip) → respond.
+// GET/HEAD on a table or view: prepare (plan → negotiate → build, http/read-prep.ts) → execute (one
+// round trip) → respond. A read that may be large is run limited first and streamed when it is
+// large after all (http/stream-memo.ts).
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';
@@ -17,6 +19,8 @@ import { runRequestTransaction } from './tx.js';
 import { prepareRead } from './read-prep.js';
 import type { BodyStream } from '../response/types.js';
 import { framing, runStreamed } from './stream.js';
+import { answered, streamDirectly } from './stream-memo.js';
+import { responseCapFailure } from '../sql/response-cap.js';
 
 export async function runRead(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -28,25 +32,34 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   if (media.plan) return explainStatement(req, who, app, prep.value.main, media.plan, media.contentType, true);
 
   const t1 = performance.now();
-  let result: ReadResult;
-  if (format !== null) {
-    // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
-    const s = await runStreamed(req, who, app, prep.value.streamStatement!, framing(format));
+  let result: ReadResult | null = null;
+  const shape = prep.value;
+  if (format === null || !streamDirectly(shape)) {
+    // Buffered; a read that may be large is first run limited to server-stream-threshold + 1 rows
+    // (http/stream-memo.ts), which answers it when it turns out small.
+    const probing = format !== null;
+    const outcome = await runRequestTransaction(req, who, app, probing ? [shape.probeStatement!] : shape.statements, { readOnly: true, hedge: true });
+    if (outcome.ok) {
+      result = bufferedResult(outcome.results, count, cfg.dbMaxRows);
+      if (probing && result.pageCount! > cfg.serverStreamThreshold) result = null;
+    } else if (!probing || outcome.kind !== 'database' || responseCapFailure(outcome.error) === null) {
+      return err(apiErrorFromTx(outcome, who.authenticated, app));
+    }
+    // Else over the threshold or server-max-response-bytes: streamed (not bounded by the cap).
+  }
+  if (result === null) {
+    // Run again, as a cursor (http/stream.ts), in a transaction of its own: the answer is all of
+    // that transaction's snapshot (and its response GUCs); the limited run only chose the way. A
+    // small answer (rows deleted since) comes back whole, as if buffered.
+    const s = await runStreamed(req, who, app, shape.streamStatement!, framing(format!));
     if (!s.ok) return err(apiErrorFromTx(s, who.authenticated, app));
+    answered(shape, s.stream !== null);
     const [headersGuc, statusGuc] = s.first.after;
     const gucs = { headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null };
     result = s.stream === null
       ? { total: null, pageCount: s.first.rows.length, body: s.body, ...gucs }
       : { total: null, pageCount: null, body: null, ...gucs, stream: s.stream };
-  } else {
-    const outcome = await runRequestTransaction(req, who, app, prep.value.statements, { readOnly: true, hedge: true });
-    if (!outcome.ok) return err(apiErrorFromTx(outcome, who.authenticated, app));
-    const row = outcome.results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
-    let total: number | null = row[0] === null ? null : Number(row[0]);
-    if (count === 'planned') total = plannedRows(outcome.results[1]!.rows);
-    else if (count === 'estimated') total = estimatedTotal(total, plannedRows(outcome.results[1]!.rows), cfg.dbMaxRows);
-    result = { total, pageCount: Number(row[1] ?? 0), body: row[2], headersGuc: row[3], statusGuc: row[4] };
-  }
+  } else if (format !== null) answered(shape, false);
 
   const t2 = performance.now();
   const gucs = parseResponseGucs(result.headersGuc, result.statusGuc);
@@ -96,6 +109,15 @@ interface ReadResult {
   readonly headersGuc: string | null;
   readonly statusGuc: string | null;
   readonly stream?: BodyStream;
+}
+
+/** The buffered statement's one row (and the planned count's EXPLAIN) as a ReadResult. */
+function bufferedResult(results: ReadonlyArray<{ rows: unknown[][] }>, count: unknown, maxRows: number | null): ReadResult {
+  const row = results[0]!.rows[0] as [string | null, string | null, string | Buffer | null, string | null, string | null];
+  let total: number | null = row[0] === null ? null : Number(row[0]);
+  if (count === 'planned') total = plannedRows(results[1]!.rows);
+  else if (count === 'estimated') total = estimatedTotal(total, plannedRows(results[1]!.rows), maxRows);
+  return { total, pageCount: Number(row[1] ?? 0), body: row[2], headersGuc: row[3], statusGuc: row[4] };
 }
 
 /** `Plan Rows` of an `EXPLAIN (FORMAT JSON)` result. */

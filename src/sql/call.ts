@@ -11,8 +11,8 @@
 //   FROM (<select=, filters, order, limit over pgrst_source>) _postgrest_t
 import type { CallArgValue, PlannedCall } from '../plan/call-plan.js';
 import type { MutationBody, PlannedColumn } from '../plan/mutate-plan.js';
-import { catalogType, constant, empty, ident, join, qualified, sql, value, type Sql } from './fragment.js';
-import { responseCapSql } from './response-cap.js';
+import { catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';
+import { withResponseCap } from './response-cap.js';
 import { mediaBodySql, type MediaBody } from './media.js';
 import { payloadFromSql, postconditionSql, type Postcondition } from './mutate.js';
 import { buildCountQuery, buildReadRowsStatement, responseHeadersSql, responseStatusSql } from './read.js';
@@ -104,8 +104,8 @@ export function buildCallStatement(call: PlannedCall, opts: CallStatementOptions
   }
 
   const body = opts.media ? mediaBodySql(opts.media) : bodySql(call, opts.body);
-  const cap = opts.maxResponseBytes ? sql`, ${responseCapSql(body, opts.maxResponseBytes)} AS response_cap` : empty;
-  return sql`WITH pgrst_source AS (${callSourceSql(call)}) SELECT ${total} AS total_count, ${count} AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition${cap} FROM (${rows}) AS _postgrest_t`;
+  const select = sql`SELECT ${total} AS total_count, ${count} AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (${rows}) AS _postgrest_t`;
+  return withResponseCap(sql`WITH pgrst_source AS (${callSourceSql(call)}) `, select, opts.maxResponseBytes);
 }
 
 function bodySql(call: PlannedCall, shape: CallBodyShape): Sql {

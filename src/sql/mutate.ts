@@ -17,8 +17,8 @@
 import { randomBytes } from 'node:crypto';
 import type { LimitedRows, MutatePlan, MutationBody, Returning } from '../plan/mutate-plan.js';
 import { logicSql, orderSql } from './filters.js';
-import { catalogExpression, catalogType, constant, empty, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
-import { responseCapSql } from './response-cap.js';
+import { catalogExpression, catalogType, constant, ident, join, qualified, rowCount, sql, value, type Sql } from './fragment.js';
+import { withResponseCap } from './response-cap.js';
 import { mediaBodySql } from './media.js';
 import { buildReadBody, responseHeadersSql, responseStatusSql } from './read.js';
 
@@ -122,8 +122,8 @@ export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOpti
     checks.push({ code: 'DBRST110', fails: (n) => sql`${n} > ${value(max, 'bigint')}` });
   }
 
-  const cap = opts.maxResponseBytes ? sql`, ${responseCapSql(body, opts.maxResponseBytes)} AS response_cap` : empty;
-  return sql`WITH ${join(ctes)} SELECT ${count} AS page_count, ${body} AS body, ${location} AS location, ${inserted} AS inserted, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition${cap} FROM (SELECT * FROM ${rowsFrom}) AS _postgrest_t`;
+  const select = sql`SELECT ${count} AS page_count, ${body} AS body, ${location} AS location, ${inserted} AS inserted, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status, ${postconditionSql(checks, count)} AS postcondition FROM (SELECT * FROM ${rowsFrom}) AS _postgrest_t`;
+  return withResponseCap(sql`WITH ${join(ctes)} `, select, opts.maxResponseBytes);
 }
 
 /** The INSERT / UPDATE / DELETE (or the empty-update SELECT) that goes into `pgrst_mutation`. */

@@ -43,7 +43,7 @@
 import type { AggregateName, PlannedEmbed, PlannedOrder, PlannedSelect, ReadNode, ReadPlan } from '../plan/types.js';
 import { buildCountQuery, rootFromSql } from './count.js';
 import { rangeFirst } from './range-first.js';
-import { responseCapSql } from './response-cap.js';
+import { withResponseCap } from './response-cap.js';
 import { embedFromSql, fieldSql, joinConditionsSql, logicSql, orderTermsSql, type EmbedExistsSql } from './filters.js';
 import { catalogType, constant, empty, ident, join, qualified, rowCount, sql, type Sql } from './fragment.js';
 
@@ -87,9 +87,9 @@ export const responseStatusSql = constant(`nullif(current_setting('response.stat
 export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sql; totalCount: Sql; body?: Sql; maxResponseBytes?: number }): Sql {
   const ctes = [...(parts.ctes ?? []), sql`pgrst_source AS (${parts.rows})`];
   const body = parts.body ?? jsonArrayBody;
-  // Last, so the columns before keep their places (http/read.ts reads them by index).
-  const cap = parts.maxResponseBytes ? sql`, ${responseCapSql(body, parts.maxResponseBytes)} AS response_cap` : empty;
-  return sql`WITH ${join(ctes)} SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status${cap} FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+  // The cap's column is last, so the columns before keep their places (http/read.ts reads them by index).
+  const select = sql`SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+  return withResponseCap(sql`WITH ${join(ctes)} `, select, parts.maxResponseBytes);
 }
 
 const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);

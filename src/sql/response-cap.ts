@@ -13,15 +13,19 @@ import { constant, sql, value, type Sql } from './fragment.js';
 export const RESPONSE_CAP_MARK = `dbrest-response-cap-${randomBytes(12).toString('hex')}`;
 
 /**
- * An integer column: NULL while `body` is at most `cap` bytes, else the failing cast. `cap` 0 (no
- * limit) gives a plain NULL. `body` is the envelope's body expression as written there: the same
- * aggregate twice in one query level is computed once.
+ * `select` (one envelope row, with a `body` column) followed by `response_cap`, an integer column:
+ * NULL while the body is at most `cap` bytes, else the failing cast. `cap` 0 (no limit): `select`
+ * as it is. The envelope is a subquery and the cap reads its `body` column: written beside the body
+ * in one select list, the body's expression is evaluated again for octet_length (json_agg is shared,
+ * but its `::text` is a copy through json's output and text's input functions: at 50,000 rows, 14 MB,
+ * 380 ms instead of 262 without a cap; 275 this way). `with` is the statement's WITH clause, kept at
+ * the top (a data-modifying CTE must be).
  */
-export function responseCapSql(body: Sql, cap: number | undefined): Sql {
-  if (!cap) return constant('NULL::integer');
-  const size = sql`pg_catalog.octet_length(${body})`;
+export function withResponseCap(withClause: Sql, select: Sql, cap: number | undefined): Sql {
+  if (!cap) return sql`${withClause}${select}`;
+  const size = constant('pg_catalog.octet_length(pgrst_envelope.body)');
   const text = sql`(${value(`${RESPONSE_CAP_MARK} ${cap} `, 'text')} || (${size})::text)::integer`;
-  return sql`CASE WHEN ${size} > ${value(cap, 'bigint')} THEN ${text} END`;
+  return sql`${withClause}SELECT pgrst_envelope.*, CASE WHEN ${size} > ${value(cap, 'bigint')} THEN ${text} END AS response_cap FROM (${select}) AS pgrst_envelope`;
 }
 
 // Quoted whole, as PostgreSQL quotes the text it could not cast, so a value that merely contains

@@ -24,11 +24,13 @@ const SQL = {
   embed: agg(`SELECT a.id, a.title,
       coalesce((SELECT json_agg(c) FROM (SELECT tr.id, tr.name FROM tracks tr WHERE tr.album_id = a.id) AS c), '[]') AS tracks
     FROM albums a ORDER BY a.id LIMIT $1`),
-  // W3: every album of one artist with all its tracks, no limit.
-  artistEmbed: agg(`SELECT a.id, a.artist_id, a.title, a.released,
-      coalesce((SELECT json_agg(c) FROM (SELECT tr.id, tr.album_id, tr.name, tr.composer, tr.milliseconds, tr.bytes, tr.unit_price
-        FROM tracks tr WHERE tr.album_id = a.id) AS c), '[]') AS tracks
-    FROM albums a WHERE a.artist_id = $1 ORDER BY a.id`),
+  // W3: every album of one artist with all its tracks, no limit. The tracks as a LATERAL aggregate
+  // (dbrest's shape too): 2.86 M instructions a query against 2.89 M as a correlated subquery and
+  // 2.95 M for dbrest's buffered statement (callgrind, postgres --single, 200 EXECUTEs each).
+  artistEmbed: agg(`SELECT a.id, a.artist_id, a.title, a.released, coalesce(tr.tracks, '[]') AS tracks
+    FROM albums a LEFT JOIN LATERAL (SELECT json_agg(c) AS tracks FROM (SELECT tr.id, tr.album_id, tr.name, tr.composer, tr.milliseconds, tr.bytes, tr.unit_price
+        FROM tracks tr WHERE tr.album_id = a.id) AS c) AS tr ON true
+    WHERE a.artist_id = $1 ORDER BY a.id`),
   insert: 'INSERT INTO customers (first_name, last_name, email, country) VALUES ($1, $2, $3, $4)',
   rpc: 'SELECT to_json(add_them($1, $2))::text',
 } as const;

@@ -5,6 +5,7 @@ import t from 'tap';
 import { compile, sql } from '../../../src/sql/fragment.js';
 import { buildPlannedCountStatement, buildReadBody, buildReadRowsStatement, buildReadStatement } from '../../../src/sql/read.js';
 import { planOk } from '../../unit/plan/query.js';
+import { RESPONSE_CAP_MARK } from '../../../src/sql/response-cap.js';
 
 void sql;
 
@@ -229,4 +230,18 @@ t.test("aggregates inside a to-one spread: the LATERAL outputs raw values (count
     'ORDER BY 1',
   ));
   t.same(s.values, []);
+});
+
+t.test('server-max-response-bytes: the envelope is a subquery and the cap measures its body column (built once)', async (t) => {
+  const s = compile(buildReadStatement(planOk('projects', 'select=id&id=eq.1'), { count: null, maxRows: null, maxResponseBytes: 1000 }));
+  t.equal(s.text, lines(
+    'WITH pgrst_source AS (SELECT "projects"."id"',
+    'FROM "test"."projects" AS "projects"',
+    'WHERE "projects"."id" = $1)',
+    'SELECT pgrst_envelope.*, CASE WHEN pg_catalog.octet_length(pgrst_envelope.body) > $2::bigint THEN ($3::text || (pg_catalog.octet_length(pgrst_envelope.body))::text)::integer END AS response_cap',
+    'FROM (SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'FROM (SELECT *',
+    'FROM pgrst_source) AS _postgrest_t) AS pgrst_envelope',
+  ));
+  t.same(s.values, ['1', 1000, `${RESPONSE_CAP_MARK} 1000 `]);
 });
