@@ -99,7 +99,8 @@ export async function executeCall(
   if (!media.ok) return media;
   const m = media.value.media;
   if (media.value.plan) {
-    const main = buildCallStatement(call, callShape(m, req.preferences));
+    // The statement the planned media (`for=`) runs, as a call answering it would build it.
+    const main = buildCallStatement(call, callStatementOptions(call, media.value.plan.target, req, cache, cfg.serverMaxResponseBytes));
     return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
   const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);

@@ -35,9 +35,11 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
   const cfg = app.config;
   const t0 = performance.now();
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
-  const singular = media.ok && (media.value.media === 'object' || media.value.media === 'object-stripped');
+  // A plan is of the statement its `for=` media runs.
+  const shaped = media.ok ? media.value.plan?.target.media ?? media.value.media : null;
+  const singular = shaped === 'object' || shaped === 'object-stripped';
   // CSV and NDJSON of the written rows are built in SQL like a read's (PostgreSQL's text output).
-  const text = media.ok && (media.value.media === 'csv' || media.value.media === 'ndjson') ? media.value.media : undefined;
+  const text = shaped === 'csv' || shaped === 'ndjson' ? shaped : undefined;
   if (media.ok && media.value.plan) {
     const plan = planMutate(req, relation, cache, cfg);
     if (!plan.ok) return plan;
