@@ -30,6 +30,7 @@ import { explainStatement } from './explain.js';
 import { plannedByShape } from './shape-memo.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { runRequestTransaction, txPreferenceApplied } from './tx.js';
+import { legacyTargetWarning } from '../plan/filters.js';
 
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
@@ -196,6 +197,10 @@ function respondMutate(req: ApiRequest, plan: MutatePlan, media: Negotiated, cfg
     headers['Content-Type'] = media.contentType;
     if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   }
+
+  // PostgREST warns on any action whose read names an aliased embed by relation.
+  const warning = legacyTargetWarning(plan.read?.legacyTargets);
+  if (warning !== null) headers['Warning'] = warning;
 
   const gucs = parseResponseGucs(r.gucHeaders, r.gucStatus);
   if (!gucs.ok) return gucs;
