@@ -232,8 +232,9 @@ function firstOfType(handlers: ReadonlyMap<string, MediaHandler>, type: string):
 
 /** Pass 2 (dbrest): `type/*` against handlers, and +json / +xml structured suffixes. */
 function fallback(range: MediaRange, offers: MediaOffers): Negotiated | null {
-  // PostgREST's own vendored types (vnd.pgrst.plan when not enabled) stay refused.
-  if (range.type === '*' || range.subtype.startsWith('vnd.pgrst.')) return null;
+  // PostgREST's own vendored types (vnd.pgrst.plan when not enabled) stay refused, and so does the
+  // OpenAPI document's type anywhere but the root (PostgREST: 406, not JSON under that name).
+  if (range.type === '*' || range.subtype.startsWith('vnd.pgrst.') || (range.type === 'application' && range.subtype === 'openapi+json')) return null;
   if (range.subtype === '*') {
     const h = firstOfType(offers.own, range.type) ?? firstOfType(offers.any, range.type);
     if (h) return handlerMedia(h);
