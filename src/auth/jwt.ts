@@ -139,14 +139,15 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
   const parts = token.split('.');
   if (parts.length !== 3) return err(invalidToken('DBRST301', `Expected 3 parts in JWT; got ${parts.length}`));
 
+  // PostgREST (jose-jwt's parser): a header that is not base64url JSON naming an algorithm it knows
+  // is "JWT cryptographic operation failed" without details; `alg: none` is refused by name.
   const header = decodeJsonObject(parts[0]!);
-  if (header === null) {
-    // PostgREST v13+ (JwtDecodeError): only KeyError and BadAlgorithm carry details.
-    return err(invalidToken('DBRST301', "JWT couldn't be decoded"));
+  const alg = header?.['alg'];
+  if (alg === 'none') {
+    return err(invalidToken('DBRST301', 'Wrong or unsupported encoding algorithm', "JWT is unsecured but expected 'alg' was not 'none'"));
   }
-  const alg = header['alg'];
-  if (typeof alg !== 'string' || !KNOWN_ALGORITHMS.has(alg)) {
-    return err(invalidToken('DBRST301', 'Wrong or unsupported encoding algorithm', `Unsupported algorithm: ${describe(alg)}`));
+  if (header === null || typeof alg !== 'string' || !KNOWN_ALGORITHMS.has(alg)) {
+    return err(invalidToken('DBRST301', 'JWT cryptographic operation failed'));
   }
   const kid = typeof header['kid'] === 'string' ? header['kid'] : undefined;
 
@@ -155,8 +156,7 @@ async function verifySignature(token: string, keys: KeySet): Promise<Result<Reco
     (k) => k.byAlgorithm.has(alg) && (kid === undefined || k.kid === undefined || k.kid === kid),
   );
   if (candidates.length === 0) {
-    return err(invalidToken('DBRST301', 'No suitable key or wrong key type',
-      `No configured key verifies ${alg}${kid === undefined ? '' : ` with kid ${describe(kid)}`}`));
+    return err(invalidToken('DBRST301', 'No suitable key or wrong key type', 'No suitable key was found to decode the JWT'));
   }
 
   for (const key of candidates) {
@@ -230,12 +230,6 @@ function anonymousDisabled(): ApiError {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
-
-/** A client-supplied value quoted for an error detail: JSON text, at most 64 characters. */
-function describe(value: unknown): string {
-  const text = value === undefined ? 'missing' : JSON.stringify(value);
-  return text.length > 64 ? `${text.slice(0, 61)}...` : text;
-}
 
 function decodeJsonObject(segment: string): Record<string, unknown> | null {
   if (!/^[A-Za-z0-9_-]*$/.test(segment)) return null;

@@ -34,6 +34,7 @@ import type { BodyStream } from '../response/types.js';
 import { buildCallStreamStatement } from '../sql/stream.js';
 import { framing, runStreamed } from './stream.js';
 import { streamFormat } from './stream-policy.js';
+import { legacyTargetWarning } from '../plan/filters.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   if (req.method !== 'POST') {
@@ -99,7 +100,8 @@ export async function executeCall(
   if (!media.ok) return media;
   const m = media.value.media;
   if (media.value.plan) {
-    const main = buildCallStatement(call, callShape(m, req.preferences));
+    // The statement the planned media (`for=`) runs, as a call answering it would build it.
+    const main = buildCallStatement(call, callStatementOptions(call, media.value.plan.target, req, cache, cfg.serverMaxResponseBytes));
     return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
   const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);
@@ -129,6 +131,8 @@ export async function executeCall(
   const total = row[0] === null ? null : Number(row[0]);
   const pageCount = Number(row[1]);
   const offset = call.read.range.offset;
+  // PostgREST warns on any action whose read names an aliased embed by relation.
+  const warning = legacyTargetWarning(call.read.legacyTargets);
   if (streamed !== null) {
     // The rest is streamed: no Content-Range (the row count is not known before the end).
     const gucs = parseResponseGucs(row[3], row[4]);
@@ -139,6 +143,7 @@ export async function executeCall(
     const headers: Record<string, string> = { 'Content-Type': media.value.contentType };
     const applied = preferenceApplied(req.preferences, cfg, { maxAffected: true });
     if (applied) headers['Preference-Applied'] = applied;
+    if (warning !== null) headers['Warning'] = warning;
     if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
     applyHeaders(headers, gucs.value.headers);
     return ok({ status: gucs.value.status ?? 200, headers, body: null, stream: streamed, timings: timings() });
@@ -147,6 +152,7 @@ export async function executeCall(
   const headers: Record<string, string> = { 'Content-Range': contentRange(offset, pageCount, total) };
   const applied = preferenceApplied(req.preferences, cfg, { maxAffected: true });
   if (applied) headers['Preference-Applied'] = applied;
+  if (warning !== null) headers['Warning'] = warning;
 
   const gucs = parseResponseGucs(row[3], row[4]);
   if (!gucs.ok) return gucs;

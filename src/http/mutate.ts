@@ -30,14 +30,17 @@ import { explainStatement } from './explain.js';
 import { plannedByShape } from './shape-memo.js';
 import { apiErrorFromTx } from './db-errors.js';
 import { runRequestTransaction, txPreferenceApplied } from './tx.js';
+import { legacyTargetWarning } from '../plan/filters.js';
 
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
   const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
-  const singular = media.ok && (media.value.media === 'object' || media.value.media === 'object-stripped');
+  // A plan is of the statement its `for=` media runs.
+  const shaped = media.ok ? media.value.plan?.target.media ?? media.value.media : null;
+  const singular = shaped === 'object' || shaped === 'object-stripped';
   // CSV and NDJSON of the written rows are built in SQL like a read's (PostgreSQL's text output).
-  const text = media.ok && (media.value.media === 'csv' || media.value.media === 'ndjson') ? media.value.media : undefined;
+  const text = shaped === 'csv' || shaped === 'ndjson' ? shaped : undefined;
   if (media.ok && media.value.plan) {
     const plan = planMutate(req, relation, cache, cfg);
     if (!plan.ok) return plan;
@@ -194,6 +197,10 @@ function respondMutate(req: ApiRequest, plan: MutatePlan, media: Negotiated, cfg
     headers['Content-Type'] = media.contentType;
     if (cfg.dbSchemas.length > 1) headers['Content-Profile'] = req.schema;
   }
+
+  // PostgREST warns on any action whose read names an aliased embed by relation.
+  const warning = legacyTargetWarning(plan.read?.legacyTargets);
+  if (warning !== null) headers['Warning'] = warning;
 
   const gucs = parseResponseGucs(r.gucHeaders, r.gucStatus);
   if (!gucs.ok) return gucs;

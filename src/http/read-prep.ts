@@ -78,7 +78,8 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
   const media = negotiateMedia(req.accept, offers, { planEnabled: cfg.dbPlanEnabled, acceptHeader: req.headers['accept'] });
   if (!media.ok) return media;
   const headersOnly = req.method === 'HEAD';
-  const mediaBody = mediaBodyFor(cache, media.value, plan.value, null, headersOnly);
+  // A plan explains the statement of the media it names (`for=`).
+  const mediaBody = mediaBodyFor(cache, media.value.plan?.target ?? media.value, plan.value, null, headersOnly);
   const countOpt = count === 'planned' ? null : count;
   const readOptions =
     mediaBody === undefined

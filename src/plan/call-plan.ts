@@ -16,7 +16,7 @@ import { parsePayload, payloadMedia, type PayloadMedia } from '../request/payloa
 import { isXmlType, jsonXmlProblem, xmlRefused, xmlValueProblem } from '../request/xml-guard.js';
 import type { QueryParams, RangeHeader } from '../request/types.js';
 import { qualified, sql } from '../sql/fragment.js';
-import { suggest } from '../catalog/lookup.js';
+import { fuzzyGetOne } from '../catalog/fuzzy.js';
 import { planReadFromCall } from './read-plan.js';
 import type { ReadPlan } from './types.js';
 
@@ -396,12 +396,12 @@ export function noRoutine(
   if (!onlySingle) {
     if (overloads.length === 0) {
       const names = callableRoutineNames(cache, schema);
-      const close = suggest(name, names, 0.75);
+      const close = fuzzyGetOne(name, names, 0.75);
       if (close !== null) hint = `Perhaps you meant to call the function ${schema}.${close}`;
     } else {
       const listToText = (xs: ReadonlyArray<string>) => `(${[...xs].sort().join(', ')})`;
       const lists = overloads.map((r) => listToText(inputParams(r).map((p) => p.name)));
-      const close = suggest(listToText(sorted), lists, 1 / 3);
+      const close = fuzzyGetOne(listToText(sorted), lists);
       if (close !== null) hint = `Perhaps you meant to call the function ${func}${close}`;
     }
   }

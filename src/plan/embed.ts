@@ -1,7 +1,8 @@
 // Relationship resolution for `select=target!hint(...)`: which relationship of the schema cache an
 // embed means (PostgREST's Plan.findRel), and the DBRST200/DBRST201/DBRST205 errors with PostgREST's
 // messages and "did you mean" hints. Pure.
-import { findRelation, relationshipsFrom as allRelationshipsFrom, suggest } from '../catalog/lookup.js';
+import { fuzzyGet, fuzzyGetOne } from '../catalog/fuzzy.js';
+import { findRelation, relationshipsFrom as allRelationshipsFrom } from '../catalog/lookup.js';
 import type { Cardinality, ForeignKeyRelationship, Relationship, SchemaCache } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
@@ -11,7 +12,7 @@ export { findRelation };
 /** DBRST205 404 `Could not find the table 's.t' in the schema cache` with a close name as hint. */
 export function relationNotFound(cache: SchemaCache, schema: string, name: string): ApiError {
   const candidates = cache.relations.filter((r) => r.schema === schema).map((r) => r.name);
-  const close = suggest(name, candidates, 0.75);
+  const close = fuzzyGetOne(name, candidates, 0.75);
   return errors.DBRST205(`Could not find the table '${schema}.${name}' in the schema cache`, {
     hint: close === null ? null : `Perhaps you meant the table '${schema}.${close}'`,
   });
@@ -104,12 +105,12 @@ function noRelationshipHint(cache: SchemaCache, schema: string, parent: string, 
   const fromParent = relationshipsFrom(cache, schema, parent);
   if (fromParent.length > 0) {
     const children = unique(fromParent.map((r) => r.to.name));
-    if (children.includes(child)) return null;
-    const close = suggest(child, children, 0.33);
+    // A child that is there (score 1) gets no hint: the hint is what is wrong.
+    const close = fuzzyGet(child, children).find((s) => s.score < 1)?.value ?? null;
     return close === null ? null : `Perhaps you meant '${close}' instead of '${child}'.`;
   }
   const parents = unique(cache.relationships.filter((r) => r.from.schema === schema).map((r) => r.from.name));
-  const close = suggest(parent, parents, 0.33);
+  const close = fuzzyGetOne(parent, parents);
   return close === null ? null : `Perhaps you meant '${close}' instead of '${parent}'.`;
 }
 

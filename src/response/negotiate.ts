@@ -21,7 +21,7 @@ import type { MediaHandler } from '../catalog/types.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
 import type { MediaRange } from '../request/types.js';
-import { acceptEntriesAsNamed } from '../request/media-type.js';
+import { acceptEntriesAsNamed, parseAccept } from '../request/media-type.js';
 
 export type ReadMedia =
   | 'json'
@@ -48,8 +48,10 @@ export type PlanOption = 'analyze' | 'verbose' | 'settings' | 'buffers' | 'wal';
 export interface PlanRequest {
   readonly format: 'json' | 'text';
   readonly options: ReadonlyArray<PlanOption>;
-  /** The media type whose query is explained (`for=`); json by default. */
+  /** The media type whose query is explained (`for=`, as PostgREST names it); json by default. */
   readonly forMedia: string;
+  /** `for=` negotiated against the target: the statement explained is the one that media runs. */
+  readonly target: Negotiated;
 }
 
 export interface Negotiated {
@@ -117,32 +119,46 @@ export function contentTypeOf(mediaType: string): string {
   }
 }
 
-const PLAN_OPTIONS = new Set<PlanOption>(['analyze', 'verbose', 'settings', 'buffers', 'wal']);
 
-function planRequest(range: MediaRange): Negotiated | null {
+const PLAN_OPTION_ORDER: ReadonlyArray<PlanOption> = ['analyze', 'verbose', 'settings', 'buffers', 'wal'];
+
+function planRequest(range: MediaRange, offers: MediaOffers): Negotiated | null {
   const format = range.subtype === 'vnd.pgrst.plan+json' ? 'json' : range.subtype === 'vnd.pgrst.plan+text' || range.subtype === 'vnd.pgrst.plan' ? 'text' : null;
   if (range.type !== 'application' || format === null) return null;
-  const forParam = range.params['for'];
-  const forMedia = normaliseFor((forParam ?? 'application/json').replace(/^"|"$/g, ''));
-  const options: PlanOption[] = [];
-  for (const o of (range.params['options'] ?? '').split('|')) {
-    if (PLAN_OPTIONS.has(o as PlanOption) && !options.includes(o as PlanOption)) options.push(o as PlanOption);
-  }
-  // PostgREST's Content-Type echoes `for` only when it was given (normalised) and `options` only
-  // when there are some: `application/vnd.pgrst.plan+json; for="…"; options=a|b; charset=utf-8`.
-  const forPart = forParam === undefined ? '' : `; for="${forMedia}"`;
+  const forValue = (range.params['for'] ?? 'application/json').replace(/^"|"$/g, '');
+  const forRange = parseAccept(forValue)[0];
+  // The planned media as if it had been asked for; one the target cannot answer is not a plan it has.
+  const target = forRange === undefined ? null : match(forRange, offers, false) ?? fallback(forRange, offers);
+  if (target === null || forRange === undefined) return null;
+  const forMedia = forMime(forRange, forValue);
+  const asked = (range.params['options'] ?? '').split('|');
+  // PostgREST's Content-Type (MediaType.toMime): `for` always, options in its own order when any.
+  const options = PLAN_OPTION_ORDER.filter((o) => asked.includes(o));
   const optionsPart = options.length === 0 ? '' : `; options=${options.join('|')}`;
   return {
     media: 'plan',
-    contentType: `application/vnd.pgrst.plan+${format}${forPart}${optionsPart}; charset=utf-8`,
-    plan: { format, options, forMedia },
+    contentType: `application/vnd.pgrst.plan+${format}; for="${forMedia}"${optionsPart}; charset=utf-8`,
+    plan: { format, options, forMedia, target },
   };
 }
 
-/** `for="application/vnd.pgrst.object"` names the same media as its `+json` spelling (PostgREST). */
-function normaliseFor(media: string): string {
-  const lower = media.toLowerCase();
-  return lower === 'application/vnd.pgrst.object' ? 'application/vnd.pgrst.object+json' : media;
+/**
+ * How PostgREST names the planned media in `for="…"` (decodeMediaType, then toMime): the types it
+ * knows in their canonical spelling, any other as it was written.
+ */
+function forMime(range: MediaRange, written: string): string {
+  const stripped = range.params['nulls'] === 'stripped';
+  switch (`${range.type}/${range.subtype}`) {
+    case 'application/json': case 'application/geo+json': case 'text/csv': case 'text/plain': case 'text/xml':
+    case 'application/openapi+json': case 'application/x-www-form-urlencoded': case 'application/octet-stream': case '*/*':
+      return `${range.type}/${range.subtype}`;
+    case 'application/vnd.pgrst.object': case 'application/vnd.pgrst.object+json':
+      return `application/vnd.pgrst.object+json${stripped ? ';nulls=stripped' : ''}`;
+    case 'application/vnd.pgrst.array': case 'application/vnd.pgrst.array+json':
+      return stripped ? 'application/vnd.pgrst.array+json;nulls=stripped' : 'application/json';
+    default:
+      return written;
+  }
 }
 
 /** PostgREST decodes `nulls=stripped` only as the one parameter (`checkSingularNullStrip`). */
@@ -177,7 +193,7 @@ function match(range: MediaRange, offers: MediaOffers, planEnabled: boolean): Ne
   const anySubtype = range.subtype === '*';
   if (range.type === 'application') {
     if (planEnabled) {
-      const plan = planRequest(range);
+      const plan = planRequest(range, offers);
       if (plan) return plan;
     }
     const v = vendored(range);
@@ -216,8 +232,9 @@ function firstOfType(handlers: ReadonlyMap<string, MediaHandler>, type: string):
 
 /** Pass 2 (dbrest): `type/*` against handlers, and +json / +xml structured suffixes. */
 function fallback(range: MediaRange, offers: MediaOffers): Negotiated | null {
-  // PostgREST's own vendored types (vnd.pgrst.plan when not enabled) stay refused.
-  if (range.type === '*' || range.subtype.startsWith('vnd.pgrst.')) return null;
+  // PostgREST's own vendored types (vnd.pgrst.plan when not enabled) stay refused, and so does the
+  // OpenAPI document's type anywhere but the root (PostgREST: 406, not JSON under that name).
+  if (range.type === '*' || range.subtype.startsWith('vnd.pgrst.') || (range.type === 'application' && range.subtype === 'openapi+json')) return null;
   if (range.subtype === '*') {
     const h = firstOfType(offers.own, range.type) ?? firstOfType(offers.any, range.type);
     if (h) return handlerMedia(h);

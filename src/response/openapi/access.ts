@@ -34,21 +34,41 @@ const accessibleRelations = (schemas: string, names: string) => `(
      OR pg_catalog.has_table_privilege(c.oid, 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER')
      OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT, INSERT, UPDATE, REFERENCES')
 )`;
-// to_regprocedure needs USAGE on the routine's schema, so it is only asked when the role has it.
-const executableRoutines = (param: string, schema: string | null) => `(
+// to_regprocedure fails with 42501 for a name in a schema the role may not use (the routine's own,
+// or an argument type's), so it is only asked when the role may use every schema the signature
+// names (`schemas`: a JSON array per routine); a routine it could not name is left out, not a 403.
+// CASE, not AND, so the guard is evaluated first.
+const executableRoutines = (signatures: string, schemas: string) => `(
   SELECT pg_catalog.json_agg(r.i ORDER BY r.i)::text
-  FROM pg_catalog.unnest(${param}::text[]) WITH ORDINALITY AS r (signature, i)
-  WHERE ${schema === null ? '' : `pg_catalog.has_schema_privilege(${schema}, 'USAGE') AND `}pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE')
+  FROM ROWS FROM (pg_catalog.unnest(${signatures}::text[]), pg_catalog.unnest(${schemas}::text[])) WITH ORDINALITY AS r (signature, schemas, i)
+  WHERE CASE WHEN NOT EXISTS (
+      SELECT FROM pg_catalog.json_array_elements_text(r.schemas::json) AS s (name)
+      JOIN pg_catalog.pg_namespace ns ON ns.nspname = s.name
+      WHERE NOT pg_catalog.has_schema_privilege(ns.oid, 'USAGE'))
+    THEN pg_catalog.has_function_privilege(pg_catalog.to_regprocedure(r.signature), 'EXECUTE') ELSE false END
 )`;
 
 const ACCESS_SQL = `${DESCRIPTION_SQL},
 ${accessibleRelations('$2', '$3')},
-${executableRoutines('$4', '$1')}`;
+${executableRoutines('$4', '$5')}`;
 
-// Route mounts' targets, in any schema: the same conditions on two more arrays.
+// Route mounts' targets, in any schema: the same conditions on more arrays.
 const MOUNT_ACCESS_SQL = `${ACCESS_SQL},
-${accessibleRelations('$5', '$6')},
-${executableRoutines('$7', null)}`;
+${accessibleRelations('$6', '$7')},
+${executableRoutines('$8', '$9')}`;
+
+/**
+ * The schemas a regprocedure signature names (the schema cache writes it with an empty search_path,
+ * so every name outside pg_catalog is qualified), as a JSON array: `a.f(b.t, text)` → ["a","b"].
+ */
+export function signatureSchemas(signature: string): string {
+  const found = new Set<string>();
+  for (const m of signature.matchAll(/(?:^|[(,\s])("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)\./g)) {
+    const id = m[1]!;
+    found.add(id.startsWith('"') ? id.slice(1, -1).replace(/""/g, '"') : id);
+  }
+  return JSON.stringify([...found]);
+}
 
 /** The relations and routines of `schema` the statement asks about, in the arrays' order. */
 export interface AccessQuestion {
@@ -90,9 +110,10 @@ export function accessQuestion(cache: SchemaCache, schema: string, followPrivile
 export function buildAccessStatement(q: AccessQuestion): Statement {
   if (!q.followPrivileges) return { text: DESCRIPTION_SQL, values: [q.schema] };
   const schemas = q.relations.map(() => q.schema);
-  if (q.mounts === undefined) return { text: ACCESS_SQL, values: [q.schema, schemas, q.relations, q.routines] };
+  const base = [q.schema, schemas, q.relations, q.routines, q.routines.map(signatureSchemas)];
+  if (q.mounts === undefined) return { text: ACCESS_SQL, values: base };
   const m = q.mounts;
-  return { text: MOUNT_ACCESS_SQL, values: [q.schema, schemas, q.relations, q.routines, m.relations.map((r) => r.schema), m.relations.map((r) => r.name), m.routines] };
+  return { text: MOUNT_ACCESS_SQL, values: [...base, m.relations.map((r) => r.schema), m.relations.map((r) => r.name), m.routines, m.routines.map(signatureSchemas)] };
 }
 
 function positions(cell: unknown): number[] {

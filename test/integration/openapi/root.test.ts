@@ -63,7 +63,7 @@ t.test('OpenAPI', async (t) => {
     t.equal(doc.swagger, '2.0');
     t.strictSame(doc.info, { description: 'My API description\nthat spans\nmultiple lines', title: 'My API title', version: doc.info.version });
     t.match(doc.info.version, /^\d+\.\d+\.\d+/);
-    t.strictSame(doc.externalDocs, { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/stable/references/api.html' });
+    t.strictSame(doc.externalDocs, { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/latest/references/api.html' });
     t.equal(doc.host, `127.0.0.1:${s.config.serverPort}`);
     t.equal(doc.basePath, '/');
     t.strictSame(doc.schemes, ['http']);

@@ -238,7 +238,7 @@ t.test('execution plans (db-plan-enabled)', async (t) => {
   const s = await server(t, { 'db-plan-enabled': 'true' });
   const json = await s.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan+json' } });
   t.equal(json.status, 200);
-  t.equal(json.headers['content-type'], 'application/vnd.pgrst.plan+json; charset=utf-8', 'no for= unless asked (PostgREST PlanSpec)');
+  t.equal(json.headers['content-type'], 'application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8', 'for= names the planned media, JSON by default (PostgREST PlanSpec)');
   const doc = json.json();
   t.ok(Array.isArray(doc) && typeof doc[0].Plan['Node Type'] === 'string', 'EXPLAIN (FORMAT JSON) output');
   t.notOk('Actual Rows' in doc[0].Plan, 'not analyzed unless asked');
@@ -246,7 +246,7 @@ t.test('execution plans (db-plan-enabled)', async (t) => {
   t.ok('Actual Rows' in analyzed.json()[0].Plan, 'options=analyze runs the query');
   const text = await s.request('/clients?id=eq.1', { headers: { Accept: 'application/vnd.pgrst.plan' } });
   t.equal(text.status, 200);
-  t.equal(text.headers['content-type'], 'application/vnd.pgrst.plan+text; charset=utf-8');
+  t.equal(text.headers['content-type'], 'application/vnd.pgrst.plan+text; for="application/json"; charset=utf-8');
   t.match(text.text, /Scan/);
 });
 

@@ -136,7 +136,7 @@ t.test('Accept: application/vnd.pgrst.plan (db-plan-enabled) explains a write or
   const s = await startWriteServer(t, { 'db-plan-enabled': 'true' });
   const res = await s.request('/items', { method: 'POST', headers: { Accept: 'application/vnd.pgrst.plan+json' }, body: { id: 97 } });
   t.equal(res.status, 200);
-  t.equal(res.headers['content-type'], 'application/vnd.pgrst.plan+json; charset=utf-8', 'for= only when asked (PostgREST PlanSpec)');
+  t.equal(res.headers['content-type'], 'application/vnd.pgrst.plan+json; for="application/json"; charset=utf-8', 'for= names the planned media, JSON by default (PostgREST PlanSpec)');
   t.match(res.json(), [{ Plan: { 'Node Type': String } }]);
   t.same(await s.db.query('SELECT id FROM items WHERE id = 97'), [], 'without analyze nothing runs');
   const call = await s.request('/rpc/all_items', { headers: { Accept: 'application/vnd.pgrst.plan' } });

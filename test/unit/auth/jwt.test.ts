@@ -172,7 +172,7 @@ t.test('JWKS: the key is selected by kid, or each key is tried', async (t) => {
   t.equal(wrongKid.details, 'None of the keys was able to decode the JWT', 'kid names a key that does not verify');
   const unknownKid = expectErr(t, await auth(cfg, `Bearer ${await sign({ role: 'c' }, c.privateKey, 'RS256', 'nope')}`),
     'DBRST301', 'No suitable key or wrong key type');
-  t.match(unknownKid.details, /kid "nope"/);
+  t.equal(unknownKid.details, 'No suitable key was found to decode the JWT', 'no key has that kid');
   // the encryption key was skipped: an HS256 token with that secret is refused
   expectErr(t, await auth(cfg, `Bearer ${await sign({ role: 'x' }, text(SECRET))}`), 'DBRST301', 'No suitable key or wrong key type');
 });
@@ -205,7 +205,7 @@ t.test('alg none is refused', async (t) => {
   const rsa = config({ jwtSecret: JSON.stringify(await exportJWK(publicKey)) });
   expectErr(t, await auth(rsa, `Bearer ${unsigned}`), 'DBRST301', 'Wrong or unsupported encoding algorithm');
   const noAlg = `${b64url('{"typ":"JWT"}')}.${b64url('{"role":"postgres"}')}.sig`;
-  expectErr(t, await auth(config(), `Bearer ${noAlg}`), 'DBRST301', 'Wrong or unsupported encoding algorithm');
+  expectErr(t, await auth(config(), `Bearer ${noAlg}`), 'DBRST301', 'JWT cryptographic operation failed');
 });
 
 t.test('an HS256 token signed with the RSA public key is refused', async (t) => {
@@ -224,7 +224,7 @@ t.test('an RS256 token against an HMAC secret is refused', async (t) => {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const token = await sign({ role: 'postgres' }, privateKey, 'RS256');
   const e = expectErr(t, await auth(config(), `Bearer ${token}`), 'DBRST301', 'No suitable key or wrong key type');
-  t.match(e.details, /RS256/);
+  t.equal(e.details, 'No suitable key was found to decode the JWT');
 });
 
 // ---- malformed tokens ----------------------------------------------------------------------
@@ -233,8 +233,9 @@ t.test('token shape errors', async (t) => {
   const two = expectErr(t, await auth(config(), 'Bearer abc.def'), 'DBRST301', 'Expected 3 parts in JWT; got 2');
   t.same(two.headers, invalidTokenHeader('Expected 3 parts in JWT; got 2'));
   expectErr(t, await auth(config(), 'Bearer a.b.c.d.e'), 'DBRST301', 'Expected 3 parts in JWT; got 5');
-  expectErr(t, await auth(config(), 'Bearer !!.b.c'), 'DBRST301', "JWT couldn't be decoded");
-  expectErr(t, await auth(config(), `Bearer ${b64url('[1]')}.b.c`), 'DBRST301', "JWT couldn't be decoded");
+  expectErr(t, await auth(config(), 'Bearer !!.b.c'), 'DBRST301', 'JWT cryptographic operation failed');
+  expectErr(t, await auth(config(), `Bearer ${b64url('[1]')}.b.c`), 'DBRST301', 'JWT cryptographic operation failed');
+  expectErr(t, await auth(config(), `Bearer ${b64url('{"alg":"HS999"}')}.b.c`), 'DBRST301', 'JWT cryptographic operation failed');
   const empty = expectErr(t, await auth(config(), 'Bearer '), 'DBRST301', 'Empty JWT is sent in Authorization header');
   t.equal(empty.status, 401);
   expectErr(t, await auth(config(), 'Bearer'), 'DBRST301', 'Empty JWT is sent in Authorization header');

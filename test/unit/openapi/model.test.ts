@@ -227,7 +227,7 @@ t.test('Swagger 2.0: the document PostgREST serves', async (t) => {
   const media = ['application/json', 'application/vnd.pgrst.object+json;nulls=stripped', 'application/vnd.pgrst.object+json', 'text/csv'];
   t.strictSame(doc.consumes, media);
   t.strictSame(doc.produces, media);
-  t.strictSame(doc.externalDocs, { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/stable/references/api.html' });
+  t.strictSame(doc.externalDocs, { description: 'PostgREST Documentation', url: 'https://postgrest.org/en/latest/references/api.html' });
   t.notOk(doc.security);
   t.notOk(doc.securityDefinitions);
   t.strictSame(Object.keys(doc.paths), [

@@ -229,8 +229,9 @@ t.test('follow-privileges: only mounts whose target the role may access', async 
     routines: ['app.file(text)', 'app.search(text, text[], text, text, text, jsonb, text, text)', 'app.put_doc(uuid, xml)', 'app.upload(numeric, bytea)', 'app.take(jsonb, integer)', 'app.variadic_sum(integer[])'],
   });
   const st = buildAccessStatement(q);
-  t.strictSame(st.values.slice(4), [['app', 'app', 'public'], ['notes', 'report', 'notes'], q.mounts!.routines]);
-  t.match(st.text, /\$7::text\[\]/);
+  t.strictSame(st.values.slice(5, 8), [['app', 'app', 'public'], ['notes', 'report', 'notes'], q.mounts!.routines]);
+  t.strictSame(st.values[8], q.mounts!.routines.map(() => '["app"]'), 'the schemas each signature names');
+  t.match(st.text, /\$8::text\[\]/);
   // The role may read app.report and call search only; public.notes is position 1 of $2.
   const scope = readAccessRow(q, [null, '[1]', null, '[2]', '[2]']);
   t.strictSame(scope.mountTargets, { relations: new Set(['app.report']), routines: new Set(['app.search(text, text[], text, text, text, jsonb, text, text)']) });
