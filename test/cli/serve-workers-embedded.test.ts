@@ -7,7 +7,7 @@ import { freePort } from '../../src/embedded/postgres.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
 import { childrenOf, get, parentOf, tempDir } from './workers-fixture.js';
 
-t.setTimeout(300_000);
+t.setTimeout(600_000);
 
 t.test('the embedded database belongs to the primary; workers get its URI over IPC only', async (t) => {
   const dir = tempDir(t);
