@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { spawnServe } from '../helpers/spawn-serve.js';
 import { get, ITEMS, superuser, tempDir, until } from './workers-fixture.js';
 
-t.setTimeout(300_000);
+t.setTimeout(600_000);
 
 async function instance(t: Test, db: TestDatabase, file: object) {
   const port = await freePort();

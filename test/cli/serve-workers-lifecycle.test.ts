@@ -1,16 +1,13 @@
 // server-workers (issue 30 item 1): SIGTERM drains every worker, workers that keep exiting make the
-// primary give up, a worker that cannot start stops the start, the workers share a unix socket, and
-// the embedded database is the primary's.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// primary give up, a worker that cannot start stops the start, and the workers share a unix socket.
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import t from 'tap';
-import { freePort } from '../../src/embedded/postgres.js';
 import { createTestDatabase } from '../helpers/db.js';
-import { spawnServe } from '../helpers/spawn-serve.js';
-import { allowConnections, childrenOf, get, ITEMS, parentOf, requestsTo, serveWorkers, tempDir, until } from './workers-fixture.js';
+import { allowConnections, get, ITEMS, requestsTo, serveWorkers, tempDir, until } from './workers-fixture.js';
 
-t.setTimeout(300_000);
+t.setTimeout(600_000); // process starts on a busy machine: the lifecycle file took 255 s at load 14
 
 t.test('SIGTERM drains every worker: an in-flight request is answered, then the primary exits 0', async (t) => {
   const db = await createTestDatabase([ITEMS]);
@@ -74,34 +71,4 @@ t.test('server-workers with server-unix-socket: both workers answer on the one s
   });
   for (let i = 0; i < 10; i++) t.equal(await viaSocket(), 200);
   t.equal((await requestsTo(c, '/items')).size, 2, 'both workers served through the socket');
-});
-
-t.test('the embedded database belongs to the primary; workers get its URI over IPC only', async (t) => {
-  const dir = tempDir(t);
-  const port = await freePort();
-  const child = await spawnServe(dir, port, { DBREST_SERVER_WORKERS: '2', DBREST_SERVER_HOST: '127.0.0.1' });
-  t.teardown(async () => {
-    if (child.child.exitCode === null) {
-      child.child.kill('SIGTERM');
-      await child.exited;
-    }
-  });
-  t.match(child.output(), /listening on http:\/\/127\.0\.0\.1:\d+ \(2 workers/, child.output());
-  t.equal(child.output().match(/starting the embedded PostgreSQL/g)?.length, 1, 'started once');
-  for (let i = 0; i < 4; i++) t.equal((await get(`http://127.0.0.1:${port}/films?select=title&limit=1`)).status, 200);
-  const pgdata = path.join(dir, '.dbrest', 'pgdata');
-  const postmaster = Number(readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  t.equal(parentOf(postmaster), child.child.pid, 'the primary runs the postmaster');
-  // The authenticator's password is in no worker's command line or environment.
-  const password = readFileSync(path.join(dir, '.dbrest', 'pgdata.authenticator.password'), 'utf8').trim();
-  const children = childrenOf(child.child.pid as number).filter((pid) => pid !== postmaster);
-  t.equal(children.length, 2, 'two workers');
-  for (const pid of children) {
-    t.notOk(readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(password), `worker ${pid}: not on its command line`);
-    t.notOk(readFileSync(`/proc/${pid}/environ`, 'utf8').includes(password), `worker ${pid}: not in its environment`);
-  }
-  t.notOk(child.output().includes(password), 'never printed');
-  child.child.kill('SIGTERM');
-  t.equal(await child.exited, 0);
-  t.notOk(existsSync(path.join(pgdata, 'postmaster.pid')), 'the embedded database stopped with the primary');
 });

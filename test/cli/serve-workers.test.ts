@@ -7,7 +7,7 @@ import t from 'tap';
 import { createTestDatabase } from '../helpers/db.js';
 import { allowConnections, get, ITEMS, perWorker, requestsTo, serveWorkers, superuser, until } from './workers-fixture.js';
 
-t.setTimeout(300_000);
+t.setTimeout(600_000);
 
 t.test('server-workers 2: two processes answer, the start-up line says so, /ready and /config come from the workers', async (t) => {
   const db = await createTestDatabase([ITEMS]);
