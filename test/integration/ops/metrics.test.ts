@@ -1,5 +1,6 @@
 // /metrics on the admin server (issue 29): Prometheus text after known traffic, with requests
 // counted by route template (never the raw URL), status class and error code.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { SignJWT } from 'jose';
 import t from 'tap';
@@ -130,4 +131,16 @@ t.test('/metrics counts JWT cache lookups, streamed answers, cancels and shared 
   t.equal(delta(after, 'dbrest_db_cancel_requests_total'), 1, 'one cancel request');
   t.ok(delta(after, 'dbrest_db_shared_batches_total') > 0, 'batches shared a connection');
   for (const name of ['dbrest_db_hedged_reads_total', 'dbrest_db_hedged_reads_won_total']) t.ok(sample(after, name) !== undefined, `${name} is exposed`);
+});
+
+t.test("the README's metrics table lists every dbrest_* metric /metrics exposes, and no other", async (t) => {
+  const admin = await freePort();
+  await startTestServer(t, { fixtures: [OPS_SQL], config: { 'db-anon-role': 'ops_anon', 'admin-server-port': String(admin) } });
+  const text = (await httpRequest(`http://127.0.0.1:${admin}/metrics`)).text;
+  const exposed = [...text.matchAll(/^# TYPE (dbrest_\w+) /gm)].map((m) => m[1]!).sort();
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('### Metrics'), readme.indexOf('### JSON logs'));
+  const documented = [...section.matchAll(/^\| `(dbrest_\w+)` \|/gm)].map((m) => m[1]!).sort();
+  t.ok(exposed.length >= 20, `${exposed.length} metrics exposed`);
+  t.same(documented, exposed);
 });
