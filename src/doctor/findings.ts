@@ -21,7 +21,7 @@ export const isProblem = (f: Finding): boolean => f.level !== 'info';
 
 /**
  * JWT secrets published in documentation and examples (PostgREST's tutorial, Supabase's local
- * default, dbrest's own tests' look-alikes): anyone can sign tokens with them.
+ * default, and the look-alikes copied from them): anyone can sign tokens with them.
  */
 export const PUBLIC_JWT_SECRETS: ReadonlyArray<string> = [
   'reallyreallyreallyreallyverysafe',
