@@ -14,6 +14,7 @@ import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import { ExpiringLruCache } from './cache.js';
 import { KNOWN_ALGORITHMS, loadKeys, type KeySet } from './keys.js';
 import { parseRoleClaimKey, roleFromClaims, type RolePath } from './role.js';
+import { opsCounters } from '../observe/counters.js';
 
 export interface AuthResult {
   /** The role the request runs as (`SET ROLE`). */
@@ -103,8 +104,15 @@ class JwtAuthenticator implements Authenticator {
     if (this.s.keys === null) return err(errors.DBRST300('Server lacks JWT secret'));
     if (token === '') return err(invalidToken('DBRST301', 'Empty JWT is sent in Authorization header'));
 
-    const cached = this.s.cache?.get(token, now);
-    if (cached !== undefined) return ok(cached);
+    const cache = this.s.cache;
+    if (cache !== null) {
+      const cached = cache.get(token, now);
+      if (cached !== undefined) {
+        opsCounters.jwtCacheHits++;
+        return ok(cached);
+      }
+      opsCounters.jwtCacheMisses++;
+    }
 
     const claims = await verifySignature(token, this.s.keys);
     if (!claims.ok) return claims;

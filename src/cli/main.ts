@@ -1,4 +1,4 @@
-// The `dbrest` command line (commander): `serve`, `introspect`, `check-config`, `openapi`, `db-uri`, `--help`, `--version`.
+// The `dbrest` command line (commander): `serve`, `introspect`, `check-config`, `openapi`, `doctor`, `db-uri`, `--help`, `--version`.
 // Every config key in keys.ts is also a flag of each command. Wiring only: load the config, report its problems,
 // then hand over to the command's module. A user error is one line on stderr and exit code 1, never a stack trace.
 
@@ -208,6 +208,16 @@ export async function run(argv: ReadonlyArray<string>, io: CliIo = processIo()):
     exitCode = await withConfig(file, opts, async (loaded, ctx) => {
       return (await import('./openapi.js')).runOpenapi(loaded.config, loaded, ctx);
     });
+  });
+
+  addConfigOptions(
+    program.command('doctor')
+      .description('check roles, grants, row-level security, functions, indexes and settings; print each finding with the SQL that fixes it; exit 1 on an error or warning')
+      .argument('[config-file]', configFileArg)
+      .option('--json', 'print the findings as JSON', false),
+  ).action(async (file: string | undefined, opts: Record<string, unknown>) => {
+    exitCode = await withConfig(file, opts, async (loaded) =>
+      (await import('./doctor.js')).runDoctor(loaded, io, { json: opts['json'] === true }));
   });
 
   addConfigOptions(

@@ -152,7 +152,7 @@ const KEY_LIST = [
   key({ name: 'jwt-secret-is-base64', field: 'jwtSecretIsBase64', type: BOOL, default: false, aliases: ['secret-is-base64'],
     doc: 'Treat jwt-secret as base64-encoded.' }),
   key({ name: 'log-format', field: 'logFormat', type: { kind: 'enum', values: LOG_FORMAT_VALUES }, default: 'text', origin: 'dbrest',
-    doc: 'text (coloured lines for a terminal) or json (one JSON object per line, for log shippers).' }),
+    doc: 'text (human lines; coloured only when stderr is a terminal) or json (one JSON object per line, for log shippers). The default is text whether or not stderr is a terminal: a format that changes with where output goes would surprise log parsers.' }),
   key({ name: 'log-level', field: 'logLevel', type: { kind: 'enum', values: LOG_LEVEL_VALUES }, default: 'error',
     doc: 'crit, error (5xx), warn (4xx), info (every request) or debug.' }),
   key({ name: 'log-query', field: 'logQuery', type: { kind: 'bool', words: { true: 'main-query', false: 'disabled' } }, default: false,

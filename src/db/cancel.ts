@@ -4,6 +4,7 @@
 // connection went back to the pool and runs another request's statement.
 import net from 'node:net';
 import type pg from 'pg';
+import { opsCounters } from '../observe/counters.js';
 
 const CANCEL_CODE = 80877102;
 /** A cancel that gets no answer within this is given up (the query then runs to its end). */
@@ -18,6 +19,7 @@ interface ClientInternals {
 export function sendCancel(client: pg.ClientBase): Promise<void> {
   const c = client as unknown as ClientInternals;
   if (c.processID === null || c.secretKey === null) return Promise.resolve();
+  opsCounters.cancelRequests++;
   const { host, port } = c.connectionParameters;
   return new Promise((resolve) => {
     const socket = host.startsWith('/') ? net.connect(`${host}/.s.PGSQL.${port}`) : net.connect(port, host);

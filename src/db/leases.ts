@@ -27,6 +27,7 @@
 import type pg from 'pg';
 import { poolHost, sharePolicyFor } from './locality.js';
 import { SharePolicy, type ConnectionState } from './share-policy.js';
+import { opsCounters } from '../observe/counters.js';
 
 export interface Lease {
   readonly client: pg.PoolClient;
@@ -211,6 +212,7 @@ export class LeaseManager {
    */
   hedge(key: string | null, avoid: pg.PoolClient): HedgeLease {
     this.hedges++;
+    opsCounters.hedgesSent++;
     const shared = this.shareable(key, this.hasFreeConnection(), avoid);
     if (shared) return { lease: Promise.resolve(this.lease(shared, key)), abandon: () => undefined };
     const { promise, waiter } = this.enqueue(key, true);
@@ -406,6 +408,7 @@ export class LeaseManager {
   private lease(entry: Shared, key: string | null): Lease {
     const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0, writes: this.policy.writes(key) };
     entry.inFlight.push(batch);
+    if (entry.inFlight.length > 1) opsCounters.sharedBatches++;
     entry.aheadBytes += batch.bytes;
     entry.aheadMs += batch.ms;
     if (batch.guarded) entry.guarded++;

@@ -11,6 +11,7 @@ import { watchDisconnect } from './cancel-watch.js';
 import { leases, type Lease, type LeaseManager } from './leases.js';
 import { toPgError, type PgError } from './pg-error.js';
 import type { GoneSignal } from '../request/gone.js';
+import { opsCounters } from '../observe/counters.js';
 
 export interface RequestTransaction {
   readonly readOnly: boolean;
@@ -149,8 +150,12 @@ function hedged(pool: pg.Pool, tx: RequestTransaction, manager: LeaseManager, ke
       running++;
       const second = manager.hedge(key, lease.client);
       abandon = second.abandon;
+      const settleSecond = (outcome: TxOutcome) => {
+        if (!settled && outcome.ok) opsCounters.hedgesWon++;
+        settle(outcome);
+      };
       second.lease.then(
-        (l) => (l === null ? settle({ ok: false, kind: 'acquire', error: HEDGE_ABANDONED }) : void runOn(pool, tx, l, false).then(settle)),
+        (l) => (l === null ? settle({ ok: false, kind: 'acquire', error: HEDGE_ABANDONED }) : void runOn(pool, tx, l, false).then(settleSecond)),
         (e: Error) => settle({ ok: false, kind: 'acquire', error: e }),
       );
     });

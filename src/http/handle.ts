@@ -20,6 +20,7 @@ import { runRead } from './read.js';
 import { renderRoot } from './root.js';
 import { UNMATCHED_ROUTE } from '../observe/metrics.js';
 import { routeLabel } from '../observe/route-label.js';
+import { tracingOn } from '../observe/spans.js';
 
 export interface Handled {
   readonly response: ResponseSpec;
@@ -109,8 +110,8 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
     }
   }
   if (!result.ok) return fail(result.error);
-  // Server-Timing only: without it, the response goes out as the action built it (no copies).
-  if (!app.config.serverTimingEnabled) return { response: result.value, errorCode: null, route, role };
+  // Server-Timing and spans only: without them, the response goes out as the action built it (no copies).
+  if (!app.config.serverTimingEnabled && !tracingOn()) return { response: result.value, errorCode: null, route, role };
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
   return { response: { ...result.value, timings }, errorCode: null, route, role };
 }

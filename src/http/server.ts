@@ -17,7 +17,7 @@ import type { AccessEvent, RequestObserver } from '../observe/access.js';
 import { isStructured } from '../observe/json-log.js';
 import { UNMATCHED_ROUTE } from '../observe/metrics.js';
 import { traceIdOf } from '../observe/trace.js';
-import { emitSpans } from '../observe/spans.js';
+import { emitSpans, tracingOn } from '../observe/spans.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -260,11 +260,16 @@ export function createHttpServer(app: AppState, observe: RequestObserver | null 
     const serverFailure = status >= 500 && !clientClosed;
     const logged = serverFailure || app.log.enabled('info');
     const structured = isStructured(app.log);
-    // The body's length is counted for the log only: metrics do not need it.
-    const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, structured && logged);
-    observe?.(event);
-    if (structured && logged) app.log.access(event);
-    emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings);
+    const jsonLine = structured && logged;
+    const spans = tracingOn();
+    // The event is built only for someone: metrics (an admin server), a JSON access line, spans.
+    if (observe !== null || jsonLine || spans) {
+      // The body's length is counted for the log only: metrics do not need it.
+      const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, jsonLine);
+      observe?.(event);
+      if (jsonLine) app.log.access(event);
+      if (spans) emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings);
+    }
     if (!structured && logged) {
       const ms = performance.now() - started;
       const code = handled.errorCode ? ' ' + chalk.dim(handled.errorCode) : '';

@@ -31,6 +31,7 @@ import type { AppState } from './app.js';
 import { preRequestStatement } from './tx.js';
 import { logQuery } from '../observe/query-log.js';
 import { holdYoungGeneration } from './young-gen.js';
+import { opsCounters } from '../observe/counters.js';
 
 /** Bytes of rows asked for per Execute once streaming (the batch size adapts to the row size). */
 const BATCH_BYTES = 64 * 1024;
@@ -164,6 +165,7 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
   res.on('close', onClose);
   res.on('drain', onDrain);
   const releaseYoungGeneration = holdYoungGeneration();
+  opsCounters.streamedResponses++;
   // Rows per Execute: about BATCH_BYTES of them, judged by the first batch.
   const firstText = opening(f, first) + rowsText(f, first.rows, true);
   const perRow = first.rows.length > 0 ? firstText.length / first.rows.length : 100;
@@ -175,6 +177,7 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
       // The database produces the next batch while this one is written.
       const next = done ? null : cursor.next(batchRows);
       next?.catch(() => undefined);
+      opsCounters.streamedBytes += Buffer.byteLength(text);
       const flowing = res.write(text);
       if (next === null) break;
       if (!flowing && !gone) await new Promise<void>((resolve) => (wake = resolve));
@@ -188,7 +191,9 @@ async function pipeRows(res: http.ServerResponse, f: Framing, first: FirstBatch,
       done = batch.done;
     }
     if (!gone) {
-      res.end(closing(f));
+      const end = closing(f);
+      opsCounters.streamedBytes += Buffer.byteLength(end);
+      res.end(end);
       await cursor.close();
     }
   } catch (e) {

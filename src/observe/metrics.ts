@@ -5,6 +5,7 @@
 import client from 'prom-client';
 import type { Pool } from '../db/pool.js';
 import type { AccessEvent } from './access.js';
+import { opsCounters } from './counters.js';
 
 /** The route label of a request dbrest could not tie to a relation, function or mount. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -74,6 +75,18 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
 
   const connectionErrors = new client.Counter({ name: 'dbrest_db_connection_errors_total', help: 'Times the database could not be reached (each failed attempt counts).', registers: [registry] });
   const reconnects = new client.Counter({ name: 'dbrest_db_reconnects_total', help: 'Times the connection to the database was recovered after it was lost.', registers: [registry] });
+
+  // Counted where they happen (observe/counters.ts), read here at scrape time.
+  const counted = (name: string, help: string, read: () => number) =>
+    new client.Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(read()); } });
+  counted('dbrest_db_shared_batches_total', 'Request batches that joined a connection other batches were running on.', () => opsCounters.sharedBatches);
+  counted('dbrest_db_hedged_reads_total', 'Stalled reads run a second time on another connection.', () => opsCounters.hedgesSent);
+  counted('dbrest_db_hedged_reads_won_total', 'Second runs of a stalled read that answered first.', () => opsCounters.hedgesWon);
+  counted('dbrest_db_cancel_requests_total', 'Cancel requests sent to PostgreSQL for a running statement (its client went away).', () => opsCounters.cancelRequests);
+  counted('dbrest_jwt_cache_hits_total', 'Bearer tokens found in the JWT cache (jwt-cache-max-lifetime).', () => opsCounters.jwtCacheHits);
+  counted('dbrest_jwt_cache_misses_total', 'Bearer tokens verified because the JWT cache did not hold them.', () => opsCounters.jwtCacheMisses);
+  counted('dbrest_http_streamed_responses_total', 'Answers streamed from a cursor (longer than server-stream-threshold rows).', () => opsCounters.streamedResponses);
+  counted('dbrest_http_streamed_response_bytes_total', 'Body bytes of streamed answers written after their head.', () => opsCounters.streamedBytes);
 
   const loadSeconds = new client.Histogram({
     name: 'dbrest_schema_cache_load_duration_seconds',

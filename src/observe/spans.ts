@@ -1,11 +1,24 @@
-// OpenTelemetry spans of a request through @opentelemetry/api: a no-op (one non-recording span, no
-// children) unless the process registers an SDK. Spans are made when the request ends, from the
-// stage timings Server-Timing reports (jwt, parse, plan, transaction, response), as children of
-// the client's `traceparent` span when it sent a valid one.
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+// OpenTelemetry spans of a request through @opentelemetry/api: nothing at all unless the process
+// registers an SDK (tracingOn). Spans are made when the request ends, from its stage timings, as
+// children of the client's `traceparent` span when it sent a valid one: `parse` (authentication and
+// the URL grammar), `plan`, `execute` (the transaction, waiting for a connection included) and
+// `respond` (the body built), the names issue 29 gives; Server-Timing keeps PostgREST's.
+import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import type { AccessEvent } from './access.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+// What the API's global provider hands out while no SDK is registered (a singleton).
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether spans would be recorded: an SDK's provider is registered. Two property reads. */
+export function tracingOn(): boolean {
+  const p = trace.getTracerProvider();
+  return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
+}
+
+/** Server-Timing's stage names → the spans' (jwt and parse make one `parse`). */
+const SPAN_OF: Readonly<Record<string, string>> = { jwt: 'parse', parse: 'parse', plan: 'plan', transaction: 'execute', response: 'respond' };
 
 export function emitSpans(e: AccessEvent, startedEpochMs: number, traceparent: string | string[] | undefined, timings: Readonly<Record<string, number>> | undefined): void {
   let parent = ROOT_CONTEXT;
@@ -26,10 +39,17 @@ export function emitSpans(e: AccessEvent, startedEpochMs: number, traceparent: s
   }, parent);
   if (!root.isRecording()) return;
   if (timings) {
+    // Merged in order: consecutive stages with one span name are one span.
+    const stages: Array<[string, number]> = [];
+    for (const name in timings) {
+      const span = SPAN_OF[name] ?? name;
+      const last = stages[stages.length - 1];
+      if (last !== undefined && last[0] === span) last[1] += timings[name]!;
+      else stages.push([span, timings[name]!]);
+    }
     const ctx = trace.setSpan(ROOT_CONTEXT, root);
     let at = startedEpochMs;
-    for (const name in timings) {
-      const ms = timings[name]!;
+    for (const [name, ms] of stages) {
       tracer.startSpan(name, { startTime: at }, ctx).end(at + ms);
       at += ms;
     }

@@ -16,6 +16,8 @@
 //   BENCH_W6_ROWS          rows of the W6 response (default 100000; at most the tracks, see BENCH_SCALE)
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
+//   BENCH_OBSERVE          on: dbrest runs with metrics (an admin server), log-format=json and
+//                          log-level=info (a JSON access line per request); off (default) without
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
 //                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
 //                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
@@ -1294,6 +1296,11 @@ async function main(): Promise<number> {
   postmasterPid = Number(readFileSync(path.join(tmp, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
 
   const dbrestPort = await freePort();
+  // Issue 29's overhead: metrics and JSON access logs together, against both off.
+  const observe: Record<string, string> = process.env.BENCH_OBSERVE === 'on'
+    ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()), DBREST_LOG_FORMAT: 'json', DBREST_LOG_LEVEL: 'info' }
+    : {};
+  if (process.env.BENCH_OBSERVE === 'on') log('dbrest with metrics and JSON access logs (BENCH_OBSERVE=on)');
   const dbrestEnv = {
     DBREST_DB_URI: dataset.uri,
     DBREST_DB_ANON_ROLE: ANON_ROLE,
@@ -1303,6 +1310,7 @@ async function main(): Promise<number> {
     DBREST_SERVER_PORT: String(dbrestPort),
     DBREST_LOG_LEVEL: 'error',
     DBREST_ROUTES: JSON.stringify(BENCH_ROUTES),
+    ...observe,
   };
   const dbrest = startChild('dbrest', [cfg.dbrestBin, 'serve'], dbrestEnv);
   if (dbrest.pid) serverPids.set(dbrestPort, dbrest.pid);

@@ -1,5 +1,8 @@
 // /metrics on the admin server (issue 29): Prometheus text after known traffic, with requests
 // counted by route template (never the raw URL), status class and error code.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { SignJWT } from 'jose';
 import t from 'tap';
 import { freePort } from '../../../src/embedded/postgres.js';
 import { httpRequest, startTestServer } from '../../helpers/server.js';
@@ -84,4 +87,61 @@ t.test('two servers in one process keep their own counts', async (t) => {
     sample((await httpRequest(`http://127.0.0.1:${port}/metrics`)).text, 'dbrest_http_requests_total', { route: '/items', method: 'GET', status_class: '2xx', code: '' });
   t.equal(await count(a1), 2);
   t.equal(await count(a2), 1);
+});
+
+t.test('/metrics counts JWT cache lookups, streamed answers, cancels and shared batches', async (t) => {
+  const admin = await freePort();
+  const secret = 'metrics-test-secret-of-at-least-32-chars';
+  const s = await startTestServer(t, {
+    fixtures: [OPS_SQL, `CREATE FUNCTION sleepy(s float) RETURNS int LANGUAGE sql AS 'SELECT 1 FROM pg_sleep(s)'; GRANT EXECUTE ON FUNCTION sleepy(float) TO ops_anon;`],
+    config: {
+      'db-anon-role': 'ops_anon', 'admin-server-port': String(admin), 'jwt-secret': secret, 'jwt-cache-max-lifetime': '60',
+      'server-stream-threshold': '2', 'db-pool': '1',
+    },
+  });
+  const scrape = async () => (await httpRequest(`http://127.0.0.1:${admin}/metrics`)).text;
+  const before = await scrape();
+  const delta = (after: string, name: string) => (sample(after, name) ?? NaN) - (sample(before, name) ?? NaN);
+
+  const token = await new SignJWT({ role: 'ops_user' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(secret));
+  for (let i = 0; i < 3; i++) t.equal((await s.request('/items?id=eq.1', { headers: { Authorization: `Bearer ${token}` } })).status, 200);
+
+  // Five rows over a threshold of two: streamed from a cursor.
+  const streamed = await s.request('/items?order=id');
+  t.equal(streamed.status, 200);
+  t.equal(JSON.parse(streamed.text).length, 5);
+
+  // A client that goes away while its statement runs: dbrest sends PostgreSQL a cancel request.
+  const c = http.get(`${s.url}/rpc/sleepy?s=30`, { agent: false });
+  c.on('error', () => undefined);
+  const monitor = async () => (await s.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%sleepy%' AND pid <> pg_backend_pid()`))[0]!['n'] as number;
+  for (let i = 0; i < 2000 && (await monitor()) === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  c.destroy();
+  let after = await scrape();
+  for (let i = 0; i < 2000 && delta(after, 'dbrest_db_cancel_requests_total') < 1; i++) after = await scrape();
+
+  // Requests at once on a pool of one connection: some join the batch running on it.
+  await Promise.all(Array.from({ length: 30 }, () => s.request('/items?id=eq.2')));
+  after = await scrape();
+
+  t.equal(delta(after, 'dbrest_jwt_cache_misses_total'), 1, 'the token verified once');
+  t.equal(delta(after, 'dbrest_jwt_cache_hits_total'), 2, 'and found in the cache twice');
+  t.equal(delta(after, 'dbrest_http_streamed_responses_total'), 1, 'one answer streamed');
+  t.equal(delta(after, 'dbrest_http_streamed_response_bytes_total'), Buffer.byteLength(streamed.text), 'its body bytes');
+  t.equal(delta(after, 'dbrest_db_cancel_requests_total'), 1, 'one cancel request');
+  t.ok(delta(after, 'dbrest_db_shared_batches_total') > 0, 'batches shared a connection');
+  for (const name of ['dbrest_db_hedged_reads_total', 'dbrest_db_hedged_reads_won_total']) t.ok(sample(after, name) !== undefined, `${name} is exposed`);
+});
+
+t.test("the README's metrics table lists every dbrest_* metric /metrics exposes, and no other", async (t) => {
+  const admin = await freePort();
+  await startTestServer(t, { fixtures: [OPS_SQL], config: { 'db-anon-role': 'ops_anon', 'admin-server-port': String(admin) } });
+  const text = (await httpRequest(`http://127.0.0.1:${admin}/metrics`)).text;
+  const exposed = [...text.matchAll(/^# TYPE (dbrest_\w+) /gm)].map((m) => m[1]!).sort();
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('### Metrics'), readme.indexOf('### JSON logs'));
+  // dbrest_workers and dbrest_worker_restarts_total come from a cluster primary (server-workers > 1) only.
+  const documented = [...section.matchAll(/^\| `(dbrest_\w+)` \|/gm)].map((m) => m[1]!).filter((n) => !n.startsWith('dbrest_worker')).sort();
+  t.ok(exposed.length >= 20, `${exposed.length} metrics exposed`);
+  t.same(documented, exposed);
 });
