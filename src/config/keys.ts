@@ -22,8 +22,11 @@ export type KeyType =
   | { readonly kind: 'int'; readonly min: number; readonly max?: number; readonly words?: ReadonlyArray<string> }
   /** `words`: PostgREST spellings of true and false besides the usual ones (log-query's `main-query` / `disabled`). */
   | { readonly kind: 'bool'; readonly words?: { readonly true: string; readonly false: string } }
-  /** Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. */
-  | { readonly kind: 'list'; readonly emptyable?: boolean }
+  /**
+   * Comma-separated in strings (`"public, api"`), or an array in JSON/YAML. `uris`: a list of
+   * postgres:// URIs, separated by commas or spaces in strings (a comma inside a multi-host URI stays).
+   */
+  | { readonly kind: 'list'; readonly emptyable?: boolean; readonly uris?: boolean }
   | { readonly kind: 'enum'; readonly values: ReadonlyArray<string> }
   | { readonly kind: 'json'; readonly shape: 'routes' }
   /** The `app.settings.*` prefix family: one string per name. */
@@ -129,6 +132,10 @@ const KEY_LIST = [
     doc: 'Use prepared statements (turn off behind a transaction-pooling PgBouncer).' }),
   key({ name: 'db-root-spec', field: 'dbRootSpec', type: STRING, default: null, aliases: ['root-spec'],
     doc: 'Function whose result replaces the OpenAPI document at the root path.' }),
+  key({ name: 'db-read-max-lag', field: 'dbReadMaxLag', type: SECONDS, default: 5, origin: 'dbrest',
+    doc: 'Seconds a read replica (db-read-uris) may lag behind the primary before reads leave it, measured from pg_last_xact_replay_timestamp() (a replica that has replayed all it received counts as 0). 0: no limit.' }),
+  key({ name: 'db-read-uris', field: 'dbReadUris', type: { kind: 'list', emptyable: true, uris: true }, default: [], secret: 'uri-password', origin: 'dbrest',
+    doc: 'Read replicas (postgres:// URIs, separated by commas or spaces): GET/HEAD on tables and views and calls of STABLE/IMMUTABLE functions run on a healthy one, round-robin, each with a pool of db-pool connections; everything else, and every read while none is healthy, runs on db-uri.' }),
   key({ name: 'db-schema-watch', field: 'dbSchemaWatch', type: BOOL, default: null, origin: 'dbrest',
     doc: 'Install (idempotently, in the dbrest schema) event triggers that send NOTIFY <db-channel>, \'reload schema\' on DDL, so CREATE TABLE, ALTER, CREATE FUNCTION or GRANT reach the API by themselves; needs a superuser (otherwise a warning, and nothing installed). Unset: on for the embedded database, off with a db-uri.' }),
   key({ name: 'db-schemas', field: 'dbSchemas', type: { kind: 'list' }, default: ['public'], aliases: ['db-schema'],

@@ -52,6 +52,7 @@ export function formatValue(key: ConfigKey, value: unknown): string {
   if (value === null || value === undefined) return '""';
   if (key.secret === 'value') return MASK;
   if (key.secret === 'uri-password' && typeof value === 'string') return quote(maskDbUri(value));
+  if (key.secret === 'uri-password' && Array.isArray(value)) return quote(value.map((v) => maskDbUri(String(v))).join(','));
   switch (key.type.kind) {
     case 'int':
     case 'bool': return String(value);

@@ -62,6 +62,9 @@ export interface AppConfig {
   readonly dbPreRequest: string | null;
   readonly dbPreparedStatements: boolean;
   readonly dbTxEnd: TxEnd;
+  /** db-read-uris: read replicas (db/replicas.ts). */
+  readonly dbReadUris: ReadonlyArray<string>;
+  readonly dbReadMaxLag: number;
   readonly dbChannel: string;
   readonly dbChannelEnabled: boolean;
   readonly dbAggregatesEnabled: boolean;

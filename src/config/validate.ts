@@ -78,7 +78,10 @@ export function coerceValue(key: ConfigKey, raw: unknown): Coerced<unknown> {
       if (w !== null && w === t.words?.false) return good(false);
       return coerceBool(raw);
     }
-    case 'list': return coerceList(raw, key.type.kind === 'list' && key.type.emptyable === true ? [] : key.default);
+    case 'list': {
+      const list = coerceList(raw, t.emptyable === true ? [] : key.default, t.uris === true);
+      return list.ok && t.uris === true ? checkUriList(list.value as ReadonlyArray<string>) : list;
+    }
     case 'enum': return coerceEnum(t.values, raw);
     case 'json': return parseRoutes(raw);
     case 'map': return coerceAppSettings(raw);
@@ -124,10 +127,13 @@ function coerceBool(raw: unknown): Coerced<boolean> {
   return bad(`expected a boolean (true or false), got ${showRaw(raw)}`);
 }
 
-function coerceList(raw: unknown, whenEmpty: unknown): Coerced<unknown> {
+/** Between URIs in a string: spaces, or a comma before the next scheme (a multi-host URI keeps its commas). */
+const URI_SEPARATOR = /\s+|,\s*(?=postgres(?:ql)?:\/\/)/;
+
+function coerceList(raw: unknown, whenEmpty: unknown, uris = false): Coerced<unknown> {
   let items: string[];
   if (typeof raw === 'string') {
-    items = raw.split(',').map((s) => s.trim());
+    items = uris ? raw.split(URI_SEPARATOR).map((s) => s.trim().replace(/,+$/, '')) : raw.split(',').map((s) => s.trim());
   } else if (Array.isArray(raw)) {
     items = [];
     for (const [i, item] of raw.entries()) {
@@ -344,6 +350,16 @@ function checkPgUri(s: string, start: number): string | null {
     }
   }
   return null;
+}
+
+/** db-read-uris: each item a postgres:// URI (key=value strings have spaces: they could not be listed). */
+function checkUriList(items: ReadonlyArray<string>): Coerced<unknown> {
+  for (const [i, item] of items.entries()) {
+    const scheme = /^(postgres|postgresql):\/\//.exec(item);
+    const problem = scheme ? checkPgUri(item, scheme[0].length) : 'expected a postgres:// or postgresql:// URI';
+    if (problem) return bad(`item ${i + 1}: ${problem}`);
+  }
+  return good(items);
 }
 
 /** Parse libpq `key=value` pairs (values may be 'single quoted' with \' and \\ escapes). */

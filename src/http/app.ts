@@ -4,12 +4,15 @@ import type { Authenticator } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import type { Pool } from '../db/pool.js';
+import type { ReadReplicas } from '../db/replicas.js';
 import type { RoleSettings } from '../db/role-settings.js';
 import type { Logger } from '../observe/log.js';
 
 export interface AppState {
   readonly config: AppConfig;
   readonly pool: Pool;
+  /** db-read-uris: replicas for reads (http/read-route.ts); null without any. */
+  readonly replicas?: ReadReplicas | null;
   readonly auth: Authenticator;
   readonly log: Logger;
   /** The current schema cache, or null while it is (re)loading after a lost connection. */

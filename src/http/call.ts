@@ -112,7 +112,8 @@ export async function executeCall(
   if (format !== null) {
     // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
     const r = call.routine.returns;
-    const s = await runStreamed(req, who, app, compile(buildCallStreamStatement(call, format)), framing(format, r.kind === 'scalar' ? r.type : null));
+    // A VOLATILE function's call stays on the primary (http/read-route.ts).
+    const s = await runStreamed(req, who, app, compile(buildCallStreamStatement(call, format)), framing(format, r.kind === 'scalar' ? r.type : null), call.routine.volatility !== 'volatile');
     if (!s.ok) return err(writeError(s, who, app));
     streamed = s.stream;
     row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];

@@ -16,6 +16,7 @@ import { ensureSchemaWatch, WATCH_SCHEMA } from '../catalog/schema-watch.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { createPool } from '../db/pool.js';
+import { startReadReplicas } from '../db/replicas.js';
 import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, fetchSessionUser, type RoleSettings } from '../db/role-settings.js';
 import type { Logger } from '../observe/log.js';
@@ -66,7 +67,7 @@ const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
   'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
-  'serverWorkers',
+  'serverWorkers', 'dbReadUris',
 ];
 
 export interface StartOptions {
@@ -125,6 +126,8 @@ async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): 
 export async function startServer(initial: AppConfig, dbUri: string, log: Logger, opts: StartOptions = {}): Promise<RunningServer> {
   let config = initial;
   const pool = createPool(dbUri, config, (e) => log.debug(`pooled connection lost: ${e.message}`));
+  // Read replicas (db-read-uris): their own pools and health check; the schema cache is read from the primary.
+  const replicas = config.dbReadUris.length > 0 ? startReadReplicas(config.dbReadUris, config, () => config.dbReadMaxLag, log) : null;
   // Metrics are served by the admin server: without one, none are collected.
   const metrics = config.adminServerPort !== null || config.adminServerUnixSocket !== null ? createMetrics(pool, config.dbPool) : null;
   let cache: SchemaCache | null = null;
@@ -265,6 +268,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       return config;
     },
     pool,
+    replicas,
     get auth() {
       return auth;
     },
@@ -289,10 +293,18 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     if (!config.dbPoolAutomaticRecovery) {
       // Not serving 503s until the database comes: the caller (serve) reports it and exits 1.
       await pool.end().catch(() => undefined);
+      await replicas?.close();
       throw new Error(`could not load the schema cache and db-pool-automatic-recovery is false: ${why}`);
     }
     log.error(`could not load the schema cache: ${why}; retrying`);
     connectionLost();
+  }
+
+  if (replicas !== null) {
+    // The first check before serving, so that the first reads already go to the replicas.
+    await replicas.check();
+    const up = replicas.replicas.filter((r) => r.healthy).length;
+    log.info(`read replicas: ${up} of ${replicas.replicas.length} in the rotation (db-read-max-lag ${config.dbReadMaxLag} s)`);
   }
 
   const { server, inFlight } = createHttpServer(app, metrics === null ? null : metrics.requestDone);
@@ -370,6 +382,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
       schemaNotices.cancel();
       await recovering;
       await pool.end().catch(() => undefined);
+      await replicas?.close();
     })();
     return closing;
   };

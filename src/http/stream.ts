@@ -27,7 +27,9 @@ import type { Statement } from '../sql/fragment.js';
 import { RESPONSE_GUCS_LIFTING_TEXT, RESPONSE_GUCS_TEXT, type StreamFormat } from '../sql/stream.js';
 import { contextSettings, timeoutAfterFirstBatch } from '../sql/tx-settings.js';
 import type { Logger } from '../observe/log.js';
+import type { Pool } from '../db/pool.js';
 import type { AppState } from './app.js';
+import { onReadPool, replicaAllowed } from './read-route.js';
 import { preRequestStatement } from './tx.js';
 import { logQuery } from '../observe/query-log.js';
 import { holdYoungGeneration } from './young-gen.js';
@@ -93,11 +95,11 @@ export type StreamOutcome =
   | Extract<TxOutcome, { ok: false }>;
 
 /** Open the request's cursor and read its first batch (one round trip). */
-async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number): Promise<StreamOutcome> {
+async function startStream(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, firstRows: number, pool: Pool): Promise<StreamOutcome> {
   const cfg = app.config;
   const lifted = timeoutAfterFirstBatch(cfg, who.role, app.roleSettings());
   if (cfg.logQuery) logQuery(app.log, main);
-  const opened = await openRequestCursor(app.pool, {
+  const opened = await openRequestCursor(pool, {
     readOnly: true,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
     preRequest: preRequestStatement(cfg),
@@ -134,8 +136,13 @@ export type StreamedOutcome =
  * Run `main` as the request's cursor: an answer that ended within the first batch comes back whole
  * (`body`, the buffered bytes), a longer one as `stream` (the rest, written after the head).
  */
-export async function runStreamed(req: ApiRequest, who: AuthResult, app: AppState, main: Statement, f: Framing): Promise<StreamedOutcome> {
-  const started = await startStream(req, who, app, main, app.config.serverStreamThreshold + 1);
+export async function runStreamed(
+  req: ApiRequest, who: AuthResult, app: AppState, main: Statement, f: Framing,
+  /** May run on a read replica (http/read-route.ts): false for a VOLATILE function's call. */
+  replica = true,
+): Promise<StreamedOutcome> {
+  const firstRows = app.config.serverStreamThreshold + 1;
+  const started = await onReadPool(app, replica && replicaAllowed(req), (pool) => startStream(req, who, app, main, firstRows, pool));
   if (!started.ok) return started;
   const { first, cursor } = started;
   if (!first.done) return { ok: true, first, body: null, stream: rowStream(f, first, cursor, app.log, `${req.method} ${req.path}`) };

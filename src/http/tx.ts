@@ -9,6 +9,7 @@ import { compile, ident, qualified, sql, type Statement } from '../sql/fragment.
 import { contextSettings } from '../sql/tx-settings.js';
 import { logQuery } from '../observe/query-log.js';
 import type { AppState } from './app.js';
+import { onReadPool, replicaAllowed } from './read-route.js';
 
 export function txEnd(cfg: Pick<AppConfig, 'dbTxEnd'>, prefs: Pick<Preferences, 'tx'>): 'commit' | 'rollback' {
   switch (cfg.dbTxEnd) {
@@ -68,7 +69,7 @@ export function runRequestTransaction(
   const end = txEnd(cfg, req.preferences);
   // PostgREST checks deferred constraints before a rollback, so `tx=rollback` reports what a commit would.
   const all = end === 'rollback' && !readOnly ? [...statements, { text: 'SET CONSTRAINTS ALL IMMEDIATE', values: [] }] : statements;
-  return runTransaction(app.pool, {
+  const tx = {
     readOnly,
     settings: contextSettings(req, who, cfg, app.roleSettings()),
     preRequest: preRequestStatement(cfg),
@@ -77,5 +78,9 @@ export function runRequestTransaction(
     prepared,
     hedge,
     signal: req.signal,
-  });
+  };
+  // A read that may run twice may run on a read replica, and again on the primary if that fails
+  // (http/read-route.ts).
+  if (app.replicas && readOnly && hedge && replicaAllowed(req)) return onReadPool(app, true, (pool) => runTransaction(pool, tx));
+  return runTransaction(app.pool, tx);
 }

@@ -94,3 +94,9 @@ t.test('problems: one line each, with the suggestion', async (t) => {
   t.equal(renderProblems([{ key: 'a', message: 'b' }, { key: 'c', message: 'd' }], { chalk: plain }), '✖ a: b\n✖ c: d\n');
   t.equal(renderProblems([], { chalk: plain }), '');
 });
+
+t.test('formatValue: db-read-uris shows each URI with its password masked', async (t) => {
+  const shown = formatValue(keyByField('dbReadUris'), ['postgres://app:s3cret@r1/db', 'postgres://app:other@r2/db']);
+  t.notMatch(shown, /s3cret|other/);
+  t.match(shown, /r1\/db,.*r2\/db/);
+});

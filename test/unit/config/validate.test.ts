@@ -268,3 +268,18 @@ t.test('did you mean', async (t) => {
   t.equal(suggestEnvName('DBREST_TEST_DB_URI'), undefined);
   t.equal(suggestEnvName('PGRST_DB_SHEMAS'), undefined);
 });
+
+t.test('db-read-uris: URIs separated by commas or spaces; a multi-host URI keeps its commas', async (t) => {
+  t.same(coerce('dbReadUris', 'postgres://a/db, postgresql://b:5433/db'), { ok: true, value: ['postgres://a/db', 'postgresql://b:5433/db'] });
+  t.same(coerce('dbReadUris', 'postgres://a/db  postgres://b/db'), { ok: true, value: ['postgres://a/db', 'postgres://b/db'] });
+  t.same(coerce('dbReadUris', 'postgres://h1:5432,h2:5432/db'), { ok: true, value: ['postgres://h1:5432,h2:5432/db'] });
+  t.same(coerce('dbReadUris', ['postgres://a/db']), { ok: true, value: ['postgres://a/db'] });
+  t.same(coerce('dbReadUris', ''), { ok: true, value: [] });
+  const kv = coerce('dbReadUris', 'host=a dbname=x');
+  t.equal(kv.ok, false, 'key=value strings cannot be listed');
+  const badPort = coerce('dbReadUris', 'postgres://a/db,postgres://b:99999/db');
+  t.equal(badPort.ok, false);
+  if (!badPort.ok) t.match(badPort.issues[0]!.message, /item 2: .*port 99999/);
+  t.same(coerce('dbReadMaxLag', '3'), { ok: true, value: 3 });
+  t.equal(coerce('dbReadMaxLag', '-1').ok, false);
+});
