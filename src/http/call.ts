@@ -101,7 +101,8 @@ export async function executeCall(
   const m = media.value.media;
   if (media.value.plan) {
     // The statement the planned media (`for=`) runs, as a call answering it would build it.
-    const main = buildCallStatement(call, callStatementOptions(call, media.value.plan.target, req, cache, cfg.serverMaxResponseBytes));
+    // Explained without the response cap's wrapper: the plan shows the statement's own top node, as PostgREST's.
+    const main = buildCallStatement(call, callStatementOptions(call, media.value.plan.target, req, cache, 0));
     return explainStatement(req, who, app, main, media.value.plan, media.value.contentType, call.readOnly);
   }
   const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);

@@ -81,10 +81,12 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
   // A plan explains the statement of the media it names (`for=`).
   const mediaBody = mediaBodyFor(cache, media.value.plan?.target ?? media.value, plan.value, null, headersOnly);
   const countOpt = count === 'planned' ? null : count;
+  // A plan is explained without the response cap's wrapper: its top node is the statement's own, as PostgREST's.
+  const maxResponseBytes = media.value.plan ? 0 : cfg.serverMaxResponseBytes;
   const readOptions =
     mediaBody === undefined
-      ? { count: countOpt, maxRows: cfg.dbMaxRows, maxResponseBytes: cfg.serverMaxResponseBytes }
-      : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody), maxResponseBytes: cfg.serverMaxResponseBytes };
+      ? { count: countOpt, maxRows: cfg.dbMaxRows, maxResponseBytes }
+      : { count: countOpt, maxRows: cfg.dbMaxRows, body: mediaBodySql(mediaBody), maxResponseBytes };
   const main = buildReadStatement(plan.value, readOptions);
   const format = media.value.plan
     ? null
