@@ -11,16 +11,19 @@ import type { Logger } from '../observe/log.js';
 import { createPool, type Pool } from './pool.js';
 
 export const HEALTH_INTERVAL_MS = 500;
+/** How long before a lag over the limit is measured again (see probeOne). */
+const LAG_RECHECK_MS = 100;
 
 /**
  * The replica's lag in seconds. A standby that has replayed all the WAL it received is caught up (0):
  * on an idle primary pg_last_xact_replay_timestamp() stops advancing, so `now() - replay time` alone
- * would grow forever. Otherwise the age of the last replayed commit; none replayed yet: unknown
+ * would grow forever. Received below replayed happens too: a restarted standby replays its own pg_wal
+ * ahead of where its receiver starts streaming. Otherwise the age of the last replayed commit; none replayed yet: unknown
  * (Infinity, kept out). A server not in recovery (a promoted standby) has no lag.
  */
 const LAG_SQL = `SELECT CASE
   WHEN NOT pg_catalog.pg_is_in_recovery() THEN 0
-  WHEN pg_catalog.pg_last_wal_receive_lsn() = pg_catalog.pg_last_wal_replay_lsn() THEN 0
+  WHEN pg_catalog.pg_last_wal_receive_lsn() <= pg_catalog.pg_last_wal_replay_lsn() THEN 0
   ELSE COALESCE(EXTRACT(epoch FROM pg_catalog.now() - pg_catalog.pg_last_xact_replay_timestamp())::float8, 'Infinity'::float8)
 END AS lag`;
 
@@ -119,9 +122,15 @@ export function startReadReplicas(
         if (closed) return void (await c.end().catch(() => undefined));
         s.probe = c;
       }
-      const rows = (await s.probe.query<{ lag: number }>(LAG_SQL)).rows;
-      const lag = Number(rows[0]?.lag);
       const limit = maxLag();
+      let lag = Number((await s.probe.query<{ lag: number }>(LAG_SQL)).rows[0]?.lag);
+      // WAL that carries no commit (a checkpoint, another database's idle traffic) is briefly
+      // received and not yet replayed while the last replayed commit is old: asked again a moment
+      // later, a replica that is only replaying reads as caught up; one that lags still lags.
+      if (limit > 0 && !(lag <= limit) && !closed) {
+        await new Promise((r) => setTimeout(r, LAG_RECHECK_MS));
+        lag = Number((await s.probe.query<{ lag: number }>(LAG_SQL)).rows[0]?.lag);
+      }
       if (limit > 0 && !(lag <= limit)) {
         s.lag = lag;
         setDown(s, `lag ${Number.isFinite(lag) ? lag.toFixed(1) + ' s' : 'unknown'} over db-read-max-lag (${limit} s)`);
@@ -135,9 +144,18 @@ export function startReadReplicas(
     }
   };
 
+  const runOnce = (): Promise<void> =>
+    (running = Promise.all(states.map(probeOne)).then(() => undefined).finally(() => (running = null)));
+  // A check asked for while one runs is a new one after it: the running one may have measured
+  // before what the caller waits for (a write replayed, a replica restarted).
+  let queued: Promise<void> | null = null;
   const check = (): Promise<void> => {
-    running ??= Promise.all(states.map(probeOne)).then(() => undefined).finally(() => (running = null));
-    return running;
+    if (running === null) return runOnce();
+    queued ??= running.then(() => {
+      queued = null;
+      return runOnce();
+    });
+    return queued;
   };
   const loop = (): void => {
     if (closed) return;
