@@ -67,7 +67,7 @@ const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
   'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
-  'serverWorkers', 'dbReadUris',
+  'serverWorkers', 'dbReadUris', 'dbChannelUri',
 ];
 
 export interface StartOptions {
@@ -321,7 +321,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   let listenerConnects = 0;
   const listener = config.dbChannelEnabled
     ? listenForNotifications({
-        uri: dbUri,
+        uri: config.dbChannelUri ?? dbUri,
         channel: config.dbChannel,
         onNotify: (payload) => {
           if (payload === '' || payload === 'reload schema') schemaNotices.add();

@@ -248,4 +248,18 @@ if ('skip' in found) {
     const b = await direct.request('/rpc/who');
     t.equal(a.text, b.text, 'an anonymous who() through PgBouncer equals the direct one');
   });
+  t.test('db-channel-uri: LISTEN on a direct connection while requests go through PgBouncer', async (t) => {
+    const pooled = await serve(t, pgb.through(db.uri), { 'db-channel-uri': db.uri, 'db-channel': 'pgb_reload' });
+    t.equal((await pooled.request('/fresh')).status, 404, 'the table does not exist yet');
+    await db.query('CREATE TABLE pgb.fresh (id int PRIMARY KEY); INSERT INTO pgb.fresh VALUES (1); GRANT SELECT ON pgb.fresh TO pgb_anon');
+    await db.query("NOTIFY pgb_reload, 'reload schema'");
+    // Generous bound: the reload is coalesced and then reads the catalog; 10 s only proves it came.
+    let res = await pooled.request('/fresh');
+    for (const until = Date.now() + 10_000; res.status !== 200 && Date.now() < until; res = await pooled.request('/fresh')) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.equal(res.status, 200, 'the NOTIFY reached dbrest: the new table answers');
+    t.same(res.json(), [{ id: 1 }]);
+    t.same(pooled.lines.filter((l) => /listener/.test(l)), [], 'no listener error logged');
+  });
 }
