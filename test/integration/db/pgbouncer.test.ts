@@ -260,6 +260,18 @@ if ('skip' in found) {
     }
     t.equal(res.status, 200, 'the NOTIFY reached dbrest: the new table answers');
     t.same(res.json(), [{ id: 1 }]);
-    t.same(pooled.lines.filter((l) => /listener/.test(l)), [], 'no listener error logged');
+    t.same(pooled.lines.filter((l) => /listener|pooler/.test(l)), [], 'no listener error and no pooler warning logged');
+  });
+  t.test('start-up warnings: prepared statements and LISTEN through a pooler', async (t) => {
+    const pooled = await serve(t, pgb.through(db.uri), { 'db-prepared-statements': 'true', 'db-channel-enabled': 'true' });
+    const warned = (re: RegExp) => pooled.lines.filter((l) => re.test(l));
+    t.equal(warned(/db-prepared-statements is on but db-uri goes through a connection pooler.*set db-prepared-statements = false/).length, 1, 'one prepared-statements warning');
+    t.equal(warned(/LISTEN dbrest goes through a connection pooler.*set db-channel-uri/).length, 1, 'one LISTEN warning naming db-channel-uri');
+    // Direct: neither warning.
+    const direct = await serve(t, db.uri, { 'db-prepared-statements': 'true', 'db-channel-enabled': 'true' });
+    t.same(direct.lines.filter((l) => /pooler/.test(l)), [], 'no warning on a direct connection');
+    // Through the pooler with a direct db-channel-uri: only the prepared-statements warning.
+    const split = await serve(t, pgb.through(db.uri), { 'db-prepared-statements': 'true', 'db-channel-uri': db.uri });
+    t.same(split.lines.filter((l) => /pooler/.test(l)).map((l) => /db-prepared-statements/.test(l)), [true], 'a direct db-channel-uri silences the LISTEN warning');
   });
 }
