@@ -161,6 +161,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   // the config file is relative to that file's directory, as `routes` is; one from env or a flag to cwd.
   const baseDir = (keyName: string) => (sources[keyName] === 'file' && fileResult.file ? path.dirname(fileResult.file) : opts.cwd);
   resolveAtFile(values, 'dbUri', 'db-uri', baseDir('db-uri'), problems, (s) => s.trim());
+  resolveAtFile(values, 'dbChannelUri', 'db-channel-uri', baseDir('db-channel-uri'), problems, (s) => s.trim());
   resolveAtFile(values, 'jwtSecret', 'jwt-secret', baseDir('jwt-secret'), problems, (s) => s.replace(/\r?\n$/, ''));
 
   const config = values as unknown as AppConfig;
@@ -426,7 +427,7 @@ function readRoutesFile(e: RawEntry, baseDir: string, problems: ConfigProblem[])
 
 function resolveAtFile(
   values: Record<string, unknown>,
-  field: 'dbUri' | 'jwtSecret',
+  field: 'dbUri' | 'dbChannelUri' | 'jwtSecret',
   keyName: string,
   baseDir: string,
   problems: ConfigProblem[],
@@ -443,7 +444,7 @@ function resolveAtFile(
     values[field] = null;
     return;
   }
-  if (field === 'dbUri') {
+  if (field === 'dbUri' || field === 'dbChannelUri') {
     const problem = content === '' ? `${v} is empty` : checkDbUri(content);
     if (problem) problems.push({ key: keyName, message: `${problem} (in ${v})` });
   }

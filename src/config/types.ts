@@ -67,6 +67,8 @@ export interface AppConfig {
   readonly dbReadMaxLag: number;
   readonly dbChannel: string;
   readonly dbChannelEnabled: boolean;
+  /** db-channel-uri: the connection for LISTEN only; null = db-uri. */
+  readonly dbChannelUri: string | null;
   readonly dbAggregatesEnabled: boolean;
   readonly dbPlanEnabled: boolean;
   readonly dbRootSpec: string | null;

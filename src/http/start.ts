@@ -12,6 +12,7 @@ import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from '../c
 import type { PrefetchedSchemaCache } from '../catalog/prefetch.js';
 import { coalesce } from '../catalog/coalesce.js';
 import { listenForNotifications } from '../catalog/reload.js';
+import { throughPooler } from '../db/pooler.js';
 import { ensureSchemaWatch, WATCH_SCHEMA } from '../catalog/schema-watch.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
@@ -67,7 +68,7 @@ const RESTART_FIELDS: ReadonlyArray<keyof AppConfig> = [
   'dbUri', 'dbPool', 'dbPoolAcquisitionTimeout', 'dbPoolMaxLifetime', 'dbPoolMaxIdletime', 'dbChannel', 'dbChannelEnabled',
   'serverHost', 'serverPort', 'serverUnixSocket', 'serverUnixSocketMode', 'serverReuseport', 'adminServerHost', 'adminServerPort',
   'adminServerUnixSocket', 'adminServerUnixSocketMode', 'dbEmbeddedDir', 'dbEmbeddedDurable', 'dbPoolAutomaticRecovery', 'dbSchemaWatch',
-  'serverWorkers', 'dbReadUris',
+  'serverWorkers', 'dbReadUris', 'dbChannelUri',
 ];
 
 export interface StartOptions {
@@ -120,6 +121,23 @@ async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): 
   else {
     const why = outcome.privilege ? 'only a superuser may create event triggers' : outcome.reason;
     log.warn(`db-schema-watch: event triggers not installed (${why}); DDL reaches the API after NOTIFY ${config.dbChannel}, 'reload schema' or SIGUSR1, or once a superuser runs the SQL the README gives`);
+  }
+}
+
+/** Start-up warnings for what a transaction-pooling PgBouncer breaks: LISTEN, and named prepared statements. */
+async function warnAboutPoolers(config: AppConfig, dbUri: string, log: Logger): Promise<void> {
+  const timeout = Math.max(1000, config.dbPoolAcquisitionTimeout * 1000);
+  const channelUri = config.dbChannelUri ?? dbUri;
+  const [pooled, channelPooled] = await Promise.all([
+    config.dbPreparedStatements || (config.dbChannelEnabled && channelUri === dbUri) ? throughPooler(dbUri, timeout) : null,
+    config.dbChannelEnabled && channelUri !== dbUri ? throughPooler(channelUri, timeout) : null,
+  ]);
+  if (config.dbPreparedStatements && pooled === true) {
+    log.warn('db-prepared-statements is on but db-uri goes through a connection pooler (PgBouncer?): in transaction mode its prepared statements go missing; set db-prepared-statements = false');
+  }
+  const listenPooled = channelUri === dbUri ? pooled : channelPooled;
+  if (config.dbChannelEnabled && listenPooled === true) {
+    log.warn(`db-channel-enabled is on but LISTEN ${config.dbChannel} goes through a connection pooler (PgBouncer?), which may not deliver NOTIFY; set db-channel-uri to a direct connection (or db-channel-enabled = false)`);
   }
 }
 
@@ -312,6 +330,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode, opts.clusterWorker !== true);
 
+  if (loadedAtStart) await warnAboutPoolers(config, dbUri, log);
   if (loadedAtStart) await watchInstalled; // with the database away it would only wait for a timeout
   // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
   const schemaNotices = coalesce((n) => void reloadSchemaCache(n > 1 ? `NOTIFY ×${n}` : 'NOTIFY'), NOTIFY_QUIET_MS, NOTIFY_MAX_WAIT_MS);
@@ -321,7 +340,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   let listenerConnects = 0;
   const listener = config.dbChannelEnabled
     ? listenForNotifications({
-        uri: dbUri,
+        uri: config.dbChannelUri ?? dbUri,
         channel: config.dbChannel,
         onNotify: (payload) => {
           if (payload === '' || payload === 'reload schema') schemaNotices.add();

@@ -248,4 +248,30 @@ if ('skip' in found) {
     const b = await direct.request('/rpc/who');
     t.equal(a.text, b.text, 'an anonymous who() through PgBouncer equals the direct one');
   });
+  t.test('db-channel-uri: LISTEN on a direct connection while requests go through PgBouncer', async (t) => {
+    const pooled = await serve(t, pgb.through(db.uri), { 'db-channel-uri': db.uri, 'db-channel': 'pgb_reload' });
+    t.equal((await pooled.request('/fresh')).status, 404, 'the table does not exist yet');
+    await db.query('CREATE TABLE pgb.fresh (id int PRIMARY KEY); INSERT INTO pgb.fresh VALUES (1); GRANT SELECT ON pgb.fresh TO pgb_anon');
+    await db.query("NOTIFY pgb_reload, 'reload schema'");
+    // Generous bound: the reload is coalesced and then reads the catalog; 10 s only proves it came.
+    let res = await pooled.request('/fresh');
+    for (const until = Date.now() + 10_000; res.status !== 200 && Date.now() < until; res = await pooled.request('/fresh')) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.equal(res.status, 200, 'the NOTIFY reached dbrest: the new table answers');
+    t.same(res.json(), [{ id: 1 }]);
+    t.same(pooled.lines.filter((l) => /listener|pooler/.test(l)), [], 'no listener error and no pooler warning logged');
+  });
+  t.test('start-up warnings: prepared statements and LISTEN through a pooler', async (t) => {
+    const pooled = await serve(t, pgb.through(db.uri), { 'db-prepared-statements': 'true', 'db-channel-enabled': 'true' });
+    const warned = (re: RegExp) => pooled.lines.filter((l) => re.test(l));
+    t.equal(warned(/db-prepared-statements is on but db-uri goes through a connection pooler.*set db-prepared-statements = false/).length, 1, 'one prepared-statements warning');
+    t.equal(warned(/LISTEN dbrest goes through a connection pooler.*set db-channel-uri/).length, 1, 'one LISTEN warning naming db-channel-uri');
+    // Direct: neither warning.
+    const direct = await serve(t, db.uri, { 'db-prepared-statements': 'true', 'db-channel-enabled': 'true' });
+    t.same(direct.lines.filter((l) => /pooler/.test(l)), [], 'no warning on a direct connection');
+    // Through the pooler with a direct db-channel-uri: only the prepared-statements warning.
+    const split = await serve(t, pgb.through(db.uri), { 'db-prepared-statements': 'true', 'db-channel-uri': db.uri });
+    t.same(split.lines.filter((l) => /pooler/.test(l)).map((l) => /db-prepared-statements/.test(l)), [true], 'a direct db-channel-uri silences the LISTEN warning');
+  });
 }

@@ -21,7 +21,7 @@ const POSTGREST_KEYS = [
 const DBREST_KEYS = [
   'routes', 'openapi-version', 'db-embedded-dir', 'db-embedded-durable', 'server-max-body-size', 'server-stream-threshold',
   'db-max-embed-depth', 'db-max-embeds', 'db-statement-timeout', 'db-schema-watch', 'server-max-response-bytes', 'log-format', 'server-docs-path',
-  'server-workers', 'db-read-uris', 'db-read-max-lag',
+  'server-workers', 'db-read-uris', 'db-read-max-lag', 'db-channel-uri',
 ];
 
 t.test('the table holds every PostgREST key and dbrest\'s own, nothing else', async (t) => {
@@ -69,9 +69,9 @@ t.test('defaults are PostgREST\'s (with dbrest\'s documented differences)', asyn
   t.ok(Object.isFrozen(DEFAULT_CONFIG));
 });
 
-t.test('secrets: jwt-secret whole, db-uri and db-read-uris their passwords', async (t) => {
+t.test('secrets: jwt-secret whole, db-uri, db-channel-uri and db-read-uris their passwords', async (t) => {
   t.same(CONFIG_KEYS.filter((k) => k.secret !== 'none').map((k) => [k.name, k.secret]),
-    [['db-read-uris', 'uri-password'], ['db-uri', 'uri-password'], ['jwt-secret', 'value']]);
+    [['db-channel-uri', 'uri-password'], ['db-read-uris', 'uri-password'], ['db-uri', 'uri-password'], ['jwt-secret', 'value']]);
   t.equal(keyByField('jwtSecret').type.kind, 'secret');
 });
 
