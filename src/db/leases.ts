@@ -78,8 +78,6 @@ interface InFlight {
   readonly bytes: number;
   /** Its class's usual time when it joined (ms; 0 when not known). */
   readonly ms: number;
-  /** Its class commits writes (SharePolicy.writes). */
-  readonly writes: boolean;
   /** Lease.whenStalled's callback, until called or released. */
   onStall?: (() => void) | undefined;
 }
@@ -95,8 +93,6 @@ interface Shared {
   aheadBytes: number;
   /** The usual times of its batches in flight, added up (ms). */
   aheadMs: number;
-  /** Its batches in flight that commit writes. */
-  writes: number;
   broken: Error | null;
   held?: boolean;
   /** The batch a cancel request was sent for while others followed it (cancelWithOthers). */
@@ -119,7 +115,7 @@ const HAND_ON_MAX_MS = 1000;
 const servedMs = (s: Shared, b: InFlight, now: number): number => now - Math.max(b.started, s.lastDone);
 
 /** One connection's state as the policy is asked about it, refilled for each (no object per look). */
-const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0, aheadMs: 0, writes: 0 };
+const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0, aheadMs: 0 };
 
 const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
@@ -325,7 +321,7 @@ export class LeaseManager {
   private busyEntry(client: pg.PoolClient, fromPool: number): Shared {
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back to the
     // pool (handOn gives it a fresh entry instead).
-    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, writes: 0, broken: null, fromPool };
+    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, broken: null, fromPool };
     this.busy.set(client, entry);
     return entry;
   }
@@ -399,20 +395,18 @@ export class LeaseManager {
       state.guarded = s.guarded;
       state.aheadBytes = s.aheadBytes;
       state.aheadMs = s.aheadMs;
-      state.writes = s.writes;
       if (this.policy.mayJoin(state, fast, free, size)) best = s;
     }
     return best;
   }
 
   private lease(entry: Shared, key: string | null): Lease {
-    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0, writes: this.policy.writes(key) };
+    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0 };
     entry.inFlight.push(batch);
     if (entry.inFlight.length > 1) opsCounters.sharedBatches++;
     entry.aheadBytes += batch.bytes;
     entry.aheadMs += batch.ms;
     if (batch.guarded) entry.guarded++;
-    if (batch.writes) entry.writes++;
     let released = false;
     return {
       client: entry.client,
@@ -442,7 +436,6 @@ export class LeaseManager {
         const i = entry.inFlight.indexOf(batch);
         if (i >= 0) entry.inFlight.splice(i, 1);
         if (batch.guarded) entry.guarded--;
-        if (batch.writes) entry.writes--;
         entry.aheadBytes -= batch.bytes;
         entry.aheadMs -= batch.ms;
         if (!broken) this.policy.record(key, servedMs(entry, batch, now), bytes);

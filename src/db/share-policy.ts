@@ -131,13 +131,10 @@ export interface ConnectionState {
   readonly aheadBytes: number;
   /** The usual times (SharePolicy.average) of the batches in flight, added up (ms). */
   readonly aheadMs: number;
-  /** Batches in flight whose class commits writes (SharePolicy.writes). */
-  readonly writes: number;
 }
 
 export class SharePolicy {
   private readonly stats = new Map<string, ClassStats>();
-  private readonly writing = new Set<string>();
 
   constructor(readonly options: SharePolicyOptions = DEFAULT_SHARE_POLICY) {}
 
@@ -154,17 +151,6 @@ export class SharePolicy {
     s.bytes = s.samples === 0 ? bytes : s.bytes + this.options.alpha * (bytes - s.bytes);
     s.samples++;
     s.sinceSlow = ms > this.options.slowMs ? 0 : s.sinceSlow + 1;
-  }
-
-  /** Batches of `key` end in a COMMIT with WAL to flush (a write): see mayJoin. */
-  noteWrites(key: string | null): void {
-    if (key === null || this.writing.has(key)) return;
-    if (this.writing.size >= this.options.maxClasses) this.writing.clear();
-    this.writing.add(key);
-  }
-
-  writes(key: string | null): boolean {
-    return key !== null && this.writing.has(key);
   }
 
   /** Whether batches of this class are known to be fast. */
@@ -208,11 +194,6 @@ export class SharePolicy {
     // known fast is bounded by guardedDepth instead).
     if (!guarded && c.aheadMs > o.maxAheadMs) return false;
     if (freeConnection) {
-      // Nothing waits behind a commit's WAL flush while a connection is free: commits on one
-      // connection flush one after the other, on several they flush together (group commit).
-      // pgbench, one-row INSERTs, fsync on: 1 connection 1.00 WAL fsync a commit, ~180 commits/s;
-      // 2: 0.76, ~340/s; 8: 0.28, ~1,300/s.
-      if (c.writes > 0) return false;
       // Sharing is only an optimisation here: fast behind fast, while the head is fresh.
       return !guarded && c.depth < o.firstDepth && c.headServingMs <= o.firstMs;
     }

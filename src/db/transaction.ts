@@ -111,7 +111,6 @@ export function runTransaction(pool: pg.Pool, tx: RequestTransaction, again = fa
   // The request's class for the sharing policy: the shape of its (first) main statement.
   const key = tx.statements[0]?.text ?? null;
   const manager = leases(pool);
-  if (!tx.readOnly && tx.end === 'commit') manager.policy.noteWrites(key);
   // Joining a busy connection is synchronous: then no promise of our own around runOn's.
   const lease = manager.tryShare(key);
   if (lease !== null) return runLeased(pool, tx, manager, key, lease, again);

@@ -110,23 +110,6 @@ t.test('fast batches are joined even with a free connection; others, and behind 
   t.equal(pool.idleCount, 3);
 });
 
-t.test('with a connection free, no batch joins one whose batch commits a write (its WAL flush); with none free, as before', async (t) => {
-  const { pool } = await databaseWithPool(t, 2, 5);
-  const manager = roomyManager(pool);
-  for (let i = 0; i < 3; i++) manager.policy.record('ins', 0.5); // fast, and a write
-  for (let i = 0; i < 3; i++) manager.policy.record('q', 0.5);
-  manager.policy.noteWrites('ins');
-  const w1 = await manager.acquire('ins');
-  const w2 = await manager.acquire('ins');
-  t.not(w2.client, w1.client, 'a second write takes the free connection: the two commits can flush together');
-  const r = await manager.acquire('q');
-  t.ok(r.client === w1.client || r.client === w2.client, 'no connection free: a fast read joins a write');
-  const w3 = await manager.acquire('ins');
-  t.ok(w3.client === w1.client || w3.client === w2.client, 'nor for a write: it joins rather than waits');
-  for (const l of [w1, w2, r, w3]) l.release();
-  t.equal(pool.idleCount, 2);
-});
-
 t.test('pipelined batches on one connection stay separate transactions', async (t) => {
   const { db, pool } = await databaseWithPool(t, 1, 5, ['CREATE TABLE items (id int PRIMARY KEY, note text NOT NULL)']);
   const insert = (id: number, note: string | null) => ({ text: 'INSERT INTO items VALUES ($1, $2) RETURNING id', values: [id, note] });

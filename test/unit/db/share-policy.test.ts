@@ -3,7 +3,7 @@
 import t from 'tap';
 import { DEFAULT_SHARE_POLICY, LOCAL_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
 
-const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0, aheadMs = 0, writes = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes, aheadMs, writes });
+const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0, aheadMs = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes, aheadMs });
 const feed = (p: SharePolicy, key: string, ...times: number[]) => times.forEach((ms) => p.record(key, ms));
 
 t.test('a class is fast after a few fast samples, and stays fast on a low average', async (t) => {
@@ -140,16 +140,4 @@ t.test('for a database on this machine, fast batches stack 32 deep', async (t) =
   t.equal(p.mayJoin(conn(1, 2.5, 'insert'), true, true), false, 'a head serving longer than 2 ms still takes no company');
   t.equal(p.mayJoin(conn(2, 0.1, 'insert', 1), false, false), false, 'and a batch not known fast still shares with one other at most');
   t.equal(new SharePolicy().mayJoin(conn(8, 0.1, 'x', 0, 0, 0), true, true), false, 'the default stays at 8');
-});
-
-t.test('with a free connection nothing joins a connection with a write in flight (its commit flushes WAL); without one, as before', async (t) => {
-  const p = new SharePolicy(LOCAL_SHARE_POLICY);
-  feed(p, 'ins', 1, 1, 1);
-  feed(p, 'sel', 0.1, 0.1, 0.1);
-  p.noteWrites('ins');
-  t.equal(p.writes('ins'), true);
-  t.equal(p.writes('sel'), false);
-  t.equal(p.mayJoin(conn(1, 0.1, 'sel'), true, true), true, 'behind a read: joins');
-  t.equal(p.mayJoin(conn(1, 0.1, 'ins', 0, 0, 1, 1), true, true), false, 'behind a write, a connection free: no');
-  t.equal(p.mayJoin(conn(1, 0.1, 'ins', 0, 0, 1, 1), true, false), true, 'behind a write, none free: joins');
 });
