@@ -12,7 +12,7 @@ import type http from 'node:http';
 import type { AppConfig } from '../config/types.js';
 import { createAdminServer } from '../http/admin.js';
 import type { AdminRoute } from '../http/admin-routes.js';
-import { listen, listenUnix } from '../http/listen.js';
+import { listenAdmin } from '../http/listen.js';
 import type { Logger } from '../observe/log.js';
 import { isMessage, type Answer, type Message, type Question } from './protocol.js';
 import { onWorkerExit, STABLE_MS } from './restart-policy.js';
@@ -40,7 +40,6 @@ interface Slot {
 
 /** How long a worker may take to answer an admin question before it counts as not answering. */
 const ASK_TIMEOUT_MS = 5000;
-const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
 export async function runPrimary(o: PrimaryOptions): Promise<number> {
   const { config, log, say } = o;
@@ -202,15 +201,7 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     phase = 'serving';
     if (config.adminServerPort !== null || config.adminServerUnixSocket !== null) {
       admin = createAdminServer(isReady, route);
-      let adminUrl: string;
-      if (config.adminServerUnixSocket !== null) {
-        await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
-        adminUrl = `unix:${config.adminServerUnixSocket}`;
-      } else {
-        const host = config.adminServerHost ?? config.serverHost;
-        adminUrl = `http://${urlHost(host)}:${await listen(admin, host, config.adminServerPort as number)}`;
-      }
-      o.announce(url as string, adminUrl);
+      o.announce(url as string, await listenAdmin(admin, config));
     } else {
       o.announce(url as string, null);
     }

@@ -3,6 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import { chmod, rm } from 'node:fs/promises';
 import type http from 'node:http';
+import type { AppConfig } from '../config/types.js';
+
+/** A host as it stands in a URL (an IPv6 address in brackets). */
+export const urlHost = (h: string): string => (h.includes(':') ? `[${h}]` : h);
 
 export function listen(server: http.Server, host: string, port: number, reusePort = false): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -28,4 +32,20 @@ export async function listenUnix(server: http.Server, socketPath: string, mode: 
     });
   });
   await chmod(socketPath, parseInt(mode, 8));
+}
+
+/**
+ * The admin server on admin-server-unix-socket, which takes precedence as server-unix-socket does,
+ * or on admin-server-port (at admin-server-host, default server-host). Returns its URL.
+ */
+export async function listenAdmin(
+  admin: http.Server,
+  config: Pick<AppConfig, 'adminServerUnixSocket' | 'adminServerUnixSocketMode' | 'adminServerHost' | 'adminServerPort' | 'serverHost'>,
+): Promise<string> {
+  if (config.adminServerUnixSocket !== null) {
+    await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
+    return `unix:${config.adminServerUnixSocket}`;
+  }
+  const host = config.adminServerHost ?? config.serverHost;
+  return `http://${urlHost(host)}:${await listen(admin, host, config.adminServerPort as number)}`;
 }
