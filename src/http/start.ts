@@ -12,11 +12,11 @@ import { loadSchemaCache, openCatalogHelper, type LoadedSchemaCache } from '../c
 import type { PrefetchedSchemaCache } from '../catalog/prefetch.js';
 import { coalesce } from '../catalog/coalesce.js';
 import { listenForNotifications } from '../catalog/reload.js';
-import { throughPooler } from '../db/pooler.js';
+import { poolThroughPooler, throughPooler } from '../db/pooler.js';
 import { ensureSchemaWatch, WATCH_SCHEMA } from '../catalog/schema-watch.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
-import { createPool } from '../db/pool.js';
+import { createPool, type Pool } from '../db/pool.js';
 import { startReadReplicas } from '../db/replicas.js';
 import { toPgError } from '../db/pg-error.js';
 import { fetchRoleSettings, fetchSessionUser, type RoleSettings } from '../db/role-settings.js';
@@ -24,7 +24,7 @@ import type { Logger } from '../observe/log.js';
 import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
-import { listen, listenUnix } from './listen.js';
+import { listen, listenAdmin, listenUnix, urlHost } from './listen.js';
 import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
@@ -93,7 +93,6 @@ export interface StartOptions {
   readonly clusterWorker?: boolean;
 }
 
-const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 
@@ -125,11 +124,11 @@ async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): 
 }
 
 /** Start-up warnings for what a transaction-pooling PgBouncer breaks: LISTEN, and named prepared statements. */
-async function warnAboutPoolers(config: AppConfig, dbUri: string, log: Logger): Promise<void> {
+async function warnAboutPoolers(config: AppConfig, dbUri: string, pool: Pool, log: Logger): Promise<void> {
   const timeout = Math.max(1000, config.dbPoolAcquisitionTimeout * 1000);
   const channelUri = config.dbChannelUri ?? dbUri;
   const [pooled, channelPooled] = await Promise.all([
-    config.dbPreparedStatements || (config.dbChannelEnabled && channelUri === dbUri) ? throughPooler(dbUri, timeout) : null,
+    config.dbPreparedStatements || (config.dbChannelEnabled && channelUri === dbUri) ? poolThroughPooler(pool) : null,
     config.dbChannelEnabled && channelUri !== dbUri ? throughPooler(channelUri, timeout) : null,
   ]);
   if (config.dbPreparedStatements && pooled === true) {
@@ -330,8 +329,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const port = config.serverUnixSocket ? 0 : await listen(server, config.serverHost, config.serverPort, config.serverReuseport);
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode, opts.clusterWorker !== true);
 
-  if (loadedAtStart) await warnAboutPoolers(config, dbUri, log);
-  if (loadedAtStart) await watchInstalled; // with the database away it would only wait for a timeout
+  // With the database away they would only wait for a timeout.
+  if (loadedAtStart) await Promise.all([warnAboutPoolers(config, dbUri, pool, log), watchInstalled]);
   // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
   const schemaNotices = coalesce((n) => void reloadSchemaCache(n > 1 ? `NOTIFY ×${n}` : 'NOTIFY'), NOTIFY_QUIET_MS, NOTIFY_MAX_WAIT_MS);
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.
@@ -375,14 +374,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     : null;
   if (adminHandlers !== null && opts.clusterWorker !== true) {
     admin = createAdminServer(adminHandlers.isReady, adminHandlers.route);
-    if (config.adminServerUnixSocket !== null) {
-      await listenUnix(admin, config.adminServerUnixSocket, config.adminServerUnixSocketMode);
-      adminUrl = `unix:${config.adminServerUnixSocket}`;
-    } else {
-      const adminHost = config.adminServerHost ?? config.serverHost;
-      const adminPort = await listen(admin, adminHost, config.adminServerPort as number);
-      adminUrl = `http://${urlHost(adminHost)}:${adminPort}`;
-    }
+    adminUrl = await listenAdmin(admin, config);
   }
 
   let closing: Promise<void> | null = null;
