@@ -14,11 +14,12 @@ export interface ServeChild {
   readonly ms: number;
 }
 
-export async function spawnServe(cwd: string, port: number, extraEnv: Record<string, string> = {}): Promise<ServeChild> {
+/** `args`: after `serve` (`--watch`, a config file). */
+export async function spawnServe(cwd: string, port: number, extraEnv: Record<string, string> = {}, args: ReadonlyArray<string> = []): Promise<ServeChild> {
   const env: Record<string, string> = { ...process.env, NO_COLOR: '1', DBREST_SERVER_PORT: String(port), ...extraEnv } as Record<string, string>;
   for (const k of Object.keys(env)) if ((k.startsWith('DBREST_DB_') && !(k in extraEnv)) || k.startsWith('PGRST_')) delete env[k];
   const started = Date.now();
-  const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.resolve('bin/dbrest.js'), 'serve', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
