@@ -9,6 +9,8 @@ import { maskDbUri } from '../config/print.js';
 import type { AppConfig } from '../config/types.js';
 import { runningEmbeddedDefault } from '../embedded/default.js';
 import { secretPath } from '../embedded/secrets.js';
+import { EMBEDDED_DATABASE } from '../embedded/bootstrap.js';
+import { withDatabase } from '../embedded/uri.js';
 import type { CliIo } from './check-config.js';
 
 export interface DbUriOptions {
@@ -30,7 +32,8 @@ export async function runDbUri(config: AppConfig, io: CliIo, opts: DbUriOptions)
   const dataDir = path.resolve(io.cwd, config.dbEmbeddedDir);
   const running = await runningEmbeddedDefault(dataDir, (m) => void io.stderr.write(`${chalk.dim(`dbrest ${m}`)}\n`));
   if (!running) return fail(`no dbrest serve runs the embedded PostgreSQL of ${dataDir}: start one (its port changes at every start)`);
-  show(opts.superuser ? running.superuserUri : running.uri);
+  // The superuser's URI names the API's database, not `postgres`: schema changes are made there.
+  show(opts.superuser ? withDatabase(running.superuserUri, EMBEDDED_DATABASE) : running.uri);
   if (!opts.showPassword) {
     const file = secretPath(dataDir, opts.superuser ? 'postgres' : 'authenticator');
     io.stderr.write(chalk.dim(`password masked: --show-password prints it; it is also in ${file}\n`));

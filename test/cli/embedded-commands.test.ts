@@ -91,8 +91,16 @@ t.test('while a serve runs: the commands use its database; db-uri prints it', as
   t.equal(shown.stdout.replace(/:[^:@/]+@/, ':********@'), masked.stdout, 'the same URI, unmasked');
   t.equal(await currentUser(shown.stdout.trim()), 'authenticator', 'it connects, as the authenticator');
   const su = await runCommand(cwd, ['db-uri', '--superuser', '--show-password']);
-  t.match(su.stdout, /^postgres:\/\/postgres:[^*]+@127\.0\.0\.1:\d+\/postgres\n$/);
+  t.match(su.stdout, /^postgres:\/\/postgres:[^*]+@127\.0\.0\.1:\d+\/dbrest\n$/, 'the API\'s database, where schema changes go');
   t.equal(await currentUser(su.stdout.trim()), 'postgres', '--superuser connects as postgres');
+  const tables = new pg.Client({ connectionString: su.stdout.trim() });
+  await tables.connect();
+  try {
+    const films = await tables.query("SELECT to_regclass('public.films') IS NOT NULL AS here");
+    t.equal(films.rows[0].here, true, 'the superuser lands beside the API\'s tables');
+  } finally {
+    await tables.end();
+  }
 
   const check = await runCommand(cwd, ['check-config']);
   t.equal(check.code, 0, check.stderr);
