@@ -108,19 +108,25 @@ export const RETRY_MAX_MS = 8000;
 export const NOTIFY_QUIET_MS = 50;
 export const NOTIFY_MAX_WAIT_MS = 1000;
 
-/** db-schema-watch at start: install the event triggers, or say once why they are not there. */
-async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): Promise<void> {
+/**
+ * db-schema-watch at start: install the event triggers, or say once why they are not there. True when
+ * the install failed for a reason other than privilege (the database was down): worth another try
+ * once the connection recovers.
+ */
+async function installSchemaWatch(uri: string, config: AppConfig, log: Logger): Promise<boolean> {
   if (!config.dbChannelEnabled) {
     log.warn('db-schema-watch: nothing installed, db-channel-enabled is false (no NOTIFY would be heard)');
-    return;
+    return false;
   }
   const outcome = await ensureSchemaWatch(uri, config.dbChannel, Math.max(1, config.dbPoolAcquisitionTimeout * 1000));
   if (outcome.kind === 'installed') log.info(`db-schema-watch: event triggers installed (schema ${WATCH_SCHEMA}): DDL reloads the schema cache`);
   else if (outcome.kind === 'present') log.debug('db-schema-watch: event triggers already installed');
   else {
-    const why = outcome.privilege ? 'only a superuser may create event triggers' : outcome.reason;
+    const why = outcome.privilege ? 'only a superuser may create event triggers' : `${outcome.reason}; tried again when the database answers`;
     log.warn(`db-schema-watch: event triggers not installed (${why}); DDL reaches the API after NOTIFY ${config.dbChannel}, 'reload schema' or SIGUSR1, or once a superuser runs the SQL the README gives`);
+    return !outcome.privilege;
   }
+  return false;
 }
 
 /** Start-up warnings for what a transaction-pooling PgBouncer breaks: LISTEN, and named prepared statements. */
@@ -242,6 +248,10 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     return reloading;
   };
 
+  // db-schema-watch's install, and whether it waits for the database to come back for another try.
+  let watchRetry = false;
+  const watchSchema = () => installSchemaWatch(opts.schemaWatchUri ?? dbUri, config, log).then((retry) => void (watchRetry = retry));
+
   // One recovery loop at a time: retry until the database answers and the cache is rebuilt.
   let recovering: Promise<void> | null = null;
   const connectionLost = (): void => {
@@ -254,6 +264,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
         lastAttempt = performance.now();
         try {
           await load('database back');
+          // The database was down when the event triggers were to be installed: now it answers.
+          if (watchRetry) void watchSchema();
           if (attempt > 1) {
             metrics?.reconnected();
             lifecycle(log, 'reconnected', 'database connection recovered', { attempts: attempt });
@@ -299,7 +311,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
   // db-schema-watch: installed while the cache loads and before LISTEN starts, so the install's own
   // DDL (the first time) does not come back as a reload. Failing to install is a warning, not an exit.
-  const watchInstalled = config.dbSchemaWatch === true ? installSchemaWatch(opts.schemaWatchUri ?? dbUri, config, log) : null;
+  const watchInstalled = config.dbSchemaWatch === true ? watchSchema() : null;
   let loadedAtStart = false;
   try {
     await load();

@@ -2,6 +2,7 @@
 // the database stops under a running server, or is down when it starts. Requests get 503s in the
 // error model at once — never a hang, never a crash — /ready says 503, and once the database is
 // back the same dbrest process serves again within 10 s. Times to recover are printed.
+import pg from 'pg';
 import t, { type Test } from 'tap';
 import { freePort } from '../../../src/embedded/postgres.js';
 import { startServer, type RunningServer } from '../../../src/http/start.js';
@@ -145,6 +146,33 @@ t.test('the database is down when dbrest starts', async (t) => {
     `(before that: ${serving ? describeSeen(serving.seen) : '?'}), /ready 200 in ${ready?.ms.toFixed(0)} ms`);
   const res = await requestWithin(`${server.url}/whoami`, ANSWER_LIMIT_MS);
   t.same(res.json(), [{ role: 'auth_anon' }]);
+});
+
+t.test('db-schema-watch: down at start, the event triggers are installed once the database answers', async (t) => {
+  await db.server.stop();
+  const logs: string[] = [];
+  const config = await testConfig(db.uri, { 'db-anon-role': 'auth_anon', 'db-schema-watch': 'true' });
+  const server = await startServer(config, db.uri, createLogger('info', (line) => logs.push(line)));
+  t.teardown(() => server.close());
+  // The first install fails while the database is down (its warning says so) before the restart.
+  const warned = () => logs.some((l) => /db-schema-watch: event triggers not installed \(.*tried again when the database answers/.test(l));
+  const warnUntil = performance.now() + RECOVERY_LIMIT_MS;
+  while (!warned() && performance.now() < warnUntil) await sleep(50);
+  t.ok(warned(), 'the warning says it will try again');
+  await db.server.restart();
+  t.ok(await waitForStatus(`${server.url}/whoami`, 200, RECOVERY_LIMIT_MS), 'serving once the database is up');
+
+  const client = new pg.Client({ connectionString: db.uri });
+  await client.connect();
+  t.teardown(() => client.end());
+  const installed = async () => (await client.query(`SELECT count(*)::int AS n FROM pg_event_trigger WHERE evtname LIKE 'dbrest_watch_%'`)).rows[0].n;
+  const until = performance.now() + RECOVERY_LIMIT_MS;
+  while ((await installed()) < 2 && performance.now() < until) await sleep(100);
+  t.equal(await installed(), 2, 'both event triggers are there after the recovery');
+  // And they work: a table made now reaches the API without a signal.
+  await client.query('CREATE TABLE watched_after_outage (id int); GRANT SELECT ON watched_after_outage TO auth_anon');
+  t.teardown(() => client.query('DROP TABLE IF EXISTS watched_after_outage').then(() => undefined));
+  t.ok(await waitForStatus(`${server.url}/watched_after_outage`, 200, RECOVERY_LIMIT_MS), 'DDL after the recovery reloads the cache');
 });
 
 t.test('a database that stays down: closing dbrest does not wait for the retry loop', async (t) => {
