@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
+import type { SchemaCache } from '../catalog/types.js';
 import type { ResponseSpec } from '../response/types.js';
 
 interface Asset {
@@ -184,6 +185,19 @@ function answer(a: Asset, method: string, ifNoneMatch: string | undefined, extra
   const fresh = ifNoneMatch !== undefined && ifNoneMatch.split(',').some((t) => t.trim() === a.etag || t.trim() === '*');
   if (fresh) return { status: 304, headers: { ...COMMON_HEADERS, ETag: a.etag, 'Cache-Control': a.cacheControl }, body: null };
   return { status: 200, headers: method === 'HEAD' ? { ...headers, 'Content-Length': String(a.body.length) } : headers, body: method === 'HEAD' ? null : a.body };
+}
+
+/**
+ * The tables, views and functions that `docsPath` hides: the explorer answers first, so a relation
+ * named like its one-segment path (`/_docs`), or a function under `/rpc` when it is `/rpc`, is out
+ * of reach while it is on. Qualified names, for a start-up warning.
+ */
+export function shadowedByDocs(docsPath: string | null, cache: SchemaCache): string[] {
+  if (docsPath === null || docsPath === '') return [];
+  const segments = docsPath.split('/').filter((s) => s !== '');
+  if (segments[0] === 'rpc') return cache.routines.filter((r) => segments.length === 1 || r.name === segments[1]).map((r) => `${r.schema}.${r.name}`);
+  if (segments.length !== 1) return [];
+  return cache.relations.filter((r) => r.name === segments[0]).map((r) => `${r.schema}.${r.name}`);
 }
 
 /** Whether `pathname` is the explorer's (`docsPath` or below it). */

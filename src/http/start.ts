@@ -25,6 +25,7 @@ import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
 import { listen, listenAdmin, listenUnix, urlHost } from './listen.js';
+import { shadowedByDocs } from './docs.js';
 import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
@@ -198,6 +199,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     lifecycle(log, 'schema_cache_loaded', `${what}: ${loaded.cache.relations.length} relations${relationships}, ${loaded.cache.routines.length} functions (${ms.toFixed(0)} ms)`,
       { relations: loaded.cache.relations.length, functions: loaded.cache.routines.length, duration_ms: Math.round(ms), reload, trigger });
     mountTable(app, loaded.cache);
+    const hidden = shadowedByDocs(config.serverDocsPath, loaded.cache);
+    if (hidden.length > 0) log.warn(`server-docs-path ${config.serverDocsPath} hides ${hidden.slice(0, 3).join(', ')}${hidden.length > 3 ? ` and ${hidden.length - 3} more` : ''}: the API explorer answers there first; set server-docs-path to another path to reach them`);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];
   };

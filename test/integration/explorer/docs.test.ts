@@ -130,3 +130,20 @@ t.test('the explorer under server-docs-path', async (t) => {
     t.equal((await nested.request('/_docs/')).status, 404, 'not at the default path');
   });
 });
+
+t.test('a table the explorer hides is named in a start-up warning', async (t) => {
+  const db = await createTestDatabase([]);
+  t.teardown(() => db.drop());
+  await db.query('DO $$ BEGIN CREATE ROLE docs_anon NOLOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$');
+  await db.query('CREATE TABLE public._docs (id int); CREATE TABLE public.docs (id int); GRANT SELECT ON public._docs, public.docs TO docs_anon');
+  const lines: string[] = [];
+  const s = await startTestServer(t, { db, logLines: lines, config: { 'log-level': 'warn', 'db-schemas': 'public', 'db-anon-role': 'docs_anon', 'server-docs-path': '/_docs' } });
+  t.equal((await s.request('/_docs')).status, 301, 'the explorer answers at the path');
+  const warned = lines.filter((l) => /server-docs-path \/_docs hides/.test(l));
+  t.equal(warned.length, 1, 'one warning');
+  t.match(warned[0], /hides public\._docs: the API explorer answers there first/);
+  t.notMatch(warned[0], /public\.docs\b/, 'a table of another name is not named');
+  const quiet: string[] = [];
+  await startTestServer(t, { db, logLines: quiet, config: { 'log-level': 'warn', 'db-schemas': 'public', 'db-anon-role': 'docs_anon', 'server-docs-path': '/explorer' } });
+  t.notOk(quiet.some((l) => /hides/.test(l)), 'no warning when nothing is hidden');
+});
