@@ -215,7 +215,15 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     }
     // The catalog is read on two connections at once: the pooled one and a short-lived helper
     // outside the pool (with db-pool=1 a second pooled one would wait for the first).
-    const [client, helper] = await Promise.all([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
+    // Settled both ways: when one fails, the other's connection is closed or released, not leaked
+    // (a leaked helper kept a worker alive after SIGTERM; a leaked pooled one would hang pool.end).
+    const [pooled, helped] = await Promise.allSettled([pool.connect(), openCatalogHelper(dbUri, Math.max(1, config.dbPoolAcquisitionTimeout * 1000))]);
+    if (pooled.status === 'rejected') {
+      if (helped.status === 'fulfilled') await helped.value?.close();
+      throw pooled.reason;
+    }
+    const client = pooled.value;
+    const helper = helped.status === 'fulfilled' ? helped.value : null;
     try {
       const loaded = await loadSchemaCache(client, cacheSchemas(config), helper?.client ?? null);
       use(loaded, await fetchRoleSettings(client, config.dbHoistedTxSettings), await fetchSessionUser(client), trigger);

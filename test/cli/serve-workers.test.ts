@@ -49,6 +49,12 @@ t.test('/ready is 503 while the workers cannot reach the database, 200 once they
   t.ok(await until(async () => (await get(`${c.admin}/ready`)).status === 200), '/ready 200 once both recovered');
   const statuses = await Promise.all(Array.from({ length: 10 }, () => get(`${c.url}/items`).then((r) => r.status)));
   t.same(statuses, Array(10).fill(200));
+  // The outage leaked no connection: once the requests are answered, every pooled one is idle again.
+  const busy = async () => {
+    const [held, idle] = await Promise.all([perWorker(c, 'dbrest_db_pool_connections'), perWorker(c, 'dbrest_db_pool_idle_connections')]);
+    return [...held].map(([pid, n]) => `${pid}: ${n - (idle.get(pid) ?? 0)}`);
+  };
+  t.ok(await until(async () => (await busy()).every((w) => w.endsWith(': 0'))), `no connection left checked out (${(await busy()).join(', ')})`);
 });
 
 t.test('a killed worker loses at most its in-flight requests and is replaced', async (t) => {

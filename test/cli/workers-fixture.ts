@@ -2,7 +2,7 @@
 // test database, and which worker answered: read from the primary's admin /metrics, where each
 // worker's request counters carry its worker_pid (two pids with counts: two processes served).
 // Requests go on fresh connections (no keep-alive), so round-robin spreads them over the workers.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +68,24 @@ export interface Cluster {
   readonly dir: string;
 }
 
+/** A process's open files (sockets, pipes), for a report of what kept it alive. */
+function openFiles(pid: number): string {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).map((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        return '?';
+      }
+    }).join(' ');
+  } catch {
+    return 'gone';
+  }
+}
+
+/** How long a SIGTERM'd serve may take to drain before the teardown calls it a failure. */
+const STOP_LIMIT_MS = 30_000;
+
 /** `dbrest serve` with server-workers=2 (or `env`'s) against a test database, with an admin port. */
 export async function serveWorkers(t: Test, db: TestDatabase, env: Record<string, string> = {}, file?: object): Promise<Cluster> {
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -80,7 +98,23 @@ export async function serveWorkers(t: Test, db: TestDatabase, env: Record<string
   t.teardown(async () => {
     if (child.child.exitCode === null && child.child.signalCode === null) {
       child.child.kill('SIGTERM');
-      await child.exited;
+      // A drain that does not end is a failure with what the processes said, not a hang of the file.
+      const stopped = await Promise.race([child.exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), STOP_LIMIT_MS))]);
+      if (!stopped) {
+        const tree = [child.child.pid ?? -1, ...childrenOf(child.child.pid ?? -1)];
+        // After the teardown an assertion's text is not shown: stderr carries it, with each process's open files.
+        const said = `dbrest serve did not stop within ${STOP_LIMIT_MS / 1000} s of SIGTERM; still running: ${tree.map((p) => `${p} (${openFiles(p)})`).join('; ')}; its output ends:\n${child.output().slice(-3000)}`;
+        process.stderr.write(`${said}\n`);
+        t.fail(said);
+        for (const pid of tree) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+        }
+        await child.exited;
+      }
     }
   });
   return { child, url: `http://127.0.0.1:${port}`, admin: `http://127.0.0.1:${adminPort}`, dir };
