@@ -91,6 +91,12 @@ export interface StartOptions {
    * server itself, asking each worker's `admin` handlers over IPC. Default: false.
    */
   readonly clusterWorker?: boolean;
+  /**
+   * Run the start-up checks whose outcome is the database's, not this process's: the pooler
+   * warnings and db-schema-watch's install. False in every cluster worker but the first, so that
+   * each line is printed once, not once per worker. Default: true.
+   */
+  readonly startupChecks?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
@@ -299,7 +305,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
   // db-schema-watch: installed while the cache loads and before LISTEN starts, so the install's own
   // DDL (the first time) does not come back as a reload. Failing to install is a warning, not an exit.
-  const watchInstalled = config.dbSchemaWatch === true ? installSchemaWatch(opts.schemaWatchUri ?? dbUri, config, log) : null;
+  const startupChecks = opts.startupChecks !== false;
+  const watchInstalled = config.dbSchemaWatch === true && startupChecks ? installSchemaWatch(opts.schemaWatchUri ?? dbUri, config, log) : null;
   let loadedAtStart = false;
   try {
     await load();
@@ -330,7 +337,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode, opts.clusterWorker !== true);
 
   // With the database away they would only wait for a timeout.
-  if (loadedAtStart) await Promise.all([warnAboutPoolers(config, dbUri, pool, log), watchInstalled]);
+  if (loadedAtStart && startupChecks) await Promise.all([warnAboutPoolers(config, dbUri, pool, log), watchInstalled]);
   // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
   const schemaNotices = coalesce((n) => void reloadSchemaCache(n > 1 ? `NOTIFY ×${n}` : 'NOTIFY'), NOTIFY_QUIET_MS, NOTIFY_MAX_WAIT_MS);
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.
