@@ -28,6 +28,7 @@ import { listen, listenAdmin, listenUnix, urlHost } from './listen.js';
 import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
+import { registerReplicaMetrics } from '../observe/replica-metrics.js';
 import { lifecycle } from '../observe/lifecycle.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -153,6 +154,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const replicas = config.dbReadUris.length > 0 ? startReadReplicas(config.dbReadUris, config, () => config.dbReadMaxLag, log) : null;
   // Metrics are served by the admin server: without one, none are collected.
   const metrics = config.adminServerPort !== null || config.adminServerUnixSocket !== null ? createMetrics(pool, config.dbPool) : null;
+  if (metrics !== null) registerReplicaMetrics(metrics.registry, replicas);
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   // The authenticator role, learnt with the schema cache; no JWT may name it (auth/jwt.ts).
