@@ -28,7 +28,8 @@
 //                          db-channel-uri direct. Every pair case reports CPU per request of the
 //                          server and of PostgreSQL (its postmaster's children), and for W1B/W2B
 //                          PgBouncer's own beside them, from /proc/<pid>/stat utime+stime; the
-//                          CPU ratio is (server + PostgreSQL) of side b ÷ side a
+//                          CPU ratio is (server + PostgreSQL) of side b ÷ side a; beside it, the
+//                          context switches of PostgreSQL's backends per request (/proc/<pid>/status)
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
@@ -367,6 +368,8 @@ interface RunFigures extends GenResult {
   readonly pgCpuUs: number | null;
   /** PgBouncer's CPU µs per request, for a server whose db-uri goes through it; null otherwise. */
   readonly poolerCpuUs: number | null;
+  /** Context switches of PostgreSQL's backends per request: how often they slept and woke. */
+  readonly pgSwitches: number | null;
   readonly reqPerSec: number;
 }
 
@@ -392,6 +395,7 @@ interface LoadFigures {
   readonly serverCpuUs: number | null;
   readonly pgCpuUs: number | null;
   readonly poolerCpuUs: number | null;
+  readonly pgSwitches: number | null;
 }
 
 interface Side {
@@ -458,18 +462,41 @@ function treeTicks(root: number): number {
 
 const postgresTicks = (): number => (postmasterPid === null ? 0 : treeTicks(postmasterPid));
 
+/**
+ * Context switches (voluntary and not) of the postmaster's children: a backend that gets several
+ * transactions per wake-up (dbrest pipelines them on one connection) switches less per request.
+ * Children that exit during a round take theirs with them (no reaped total as for CPU time).
+ */
+function postgresSwitches(): number {
+  if (postmasterPid === null) return 0;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== postmasterPid) continue;
+      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) total += Number(m[1]);
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 async function measureRound(port: number, c: LoadCase, seconds: number): Promise<RunFigures> {
   const pid = serverPids.get(port);
   const pooler = poolerPids.get(port);
   const server0 = pid ? treeTicks(pid) : 0;
   const pooler0 = pooler ? cpuTicks(pooler) : 0;
   const pg0 = postgresTicks();
+  const switches0 = postgresSwitches();
   const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
   const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
     serverCpuUs: pid ? perRequest(treeTicks(pid) - server0) : null,
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
     poolerCpuUs: pooler ? perRequest(cpuTicks(pooler) - pooler0) : null,
+    pgSwitches: postmasterPid !== null && r.requests > 0 ? round((postgresSwitches() - switches0) / r.requests, 2) : null,
     seconds: round(r.seconds, 2),
     requests: r.requests,
     reqPerSec: r.seconds > 0 ? round(r.requests / r.seconds, 0) : 0,
@@ -505,6 +532,7 @@ function combine(rounds: RunFigures[]): LoadFigures {
     serverCpuUs: medianOrNull(rounds.map((r) => r.serverCpuUs)),
     pgCpuUs: medianOrNull(rounds.map((r) => r.pgCpuUs)),
     poolerCpuUs: medianOrNull(rounds.map((r) => r.poolerCpuUs)),
+    pgSwitches: ((m) => (m === null ? null : round(m, 2)))(medianOrNull(rounds.map((r) => r.pgSwitches))),
   };
 }
 
@@ -1480,7 +1508,8 @@ async function main(): Promise<number> {
       if (x.outcome !== 'ok') return 'n/a';
       const f = x.figures!;
       const pooler = f.poolerCpuUs !== null ? `, pgbouncer ${f.poolerCpuUs} µs` : '';
-      return `${f.serverCpuUs ?? '?'} + ${f.pgCpuUs ?? '?'} = ${cpuPerRequest(x) ?? '?'} µs (server + postgres)${pooler}`;
+      const switches = f.pgSwitches !== null ? `, postgres context switches/req ${f.pgSwitches}` : '';
+      return `${f.serverCpuUs ?? '?'} + ${f.pgCpuUs ?? '?'} = ${cpuPerRequest(x) ?? '?'} µs (server + postgres)${pooler}${switches}`;
     };
     const rps = (x: Side) => (x.outcome === 'ok' ? `${fmt(x.figures!.reqPerSec)} req/s, p99 ${x.figures!.p99Ms} ms` : 'n/a');
     const withPooler = p.cpuWithPoolerRatio !== null ? `, with pgbouncer's ${p.cpuWithPoolerRatio}` : '';
