@@ -84,13 +84,14 @@ async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: S
   let dbUri = config.dbUri;
   let effective = watchDefaults(config, loaded?.sources, ctx.watch === true);
   let embeddedUri: string | null = null;
+  let startupChecks = true;
   const started = Date.now();
   const worker = cluster.isWorker;
   const workers = worker ? 1 : workerCount(config);
 
   if (worker) {
     // The primary runs the embedded database, if any, and says so; a worker is told its URI.
-    embeddedUri = (await joinCluster()).embeddedUri;
+    ({ embeddedUri, startupChecks } = await joinCluster());
     if (embeddedUri !== null) {
       dbUri = embeddedUri;
       effective = embeddedConfig(effective, dbUri, (m) => log.error(m));
@@ -181,7 +182,7 @@ async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: S
     const { startServer } = await import('../http/start.js');
     // The embedded database's event triggers are installed as its superuser (dbrest connects as the authenticator).
     const schemaWatchUri = embedded ? withDatabase(embedded.superuserUri, EMBEDDED_DATABASE) : dbUri;
-    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, schemaWatchUri, clusterWorker: worker, ...(loaded ? { loaded } : {}) });
+    server = await startServer(effective, dbUri, log, { rereadConfig, prefetched, onGiveUp, schemaWatchUri, clusterWorker: worker, startupChecks, ...(loaded ? { loaded } : {}) });
   } catch (e) {
     progress.clear();
     await embedded?.close();

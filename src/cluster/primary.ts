@@ -49,6 +49,8 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
   let crashesInARow = 0;
   let restarts = 0;
   let url = null as string | null;
+  /** The worker that runs the start-up checks (protocol.ts Start): the first to say hello. */
+  let checker = null as number | null;
 
   // The workers may not remove the socket file: the first to listen makes the primary bind it.
   if (config.serverUnixSocket !== null) await rm(config.serverUnixSocket, { force: true });
@@ -92,7 +94,9 @@ export async function runPrimary(o: PrimaryOptions): Promise<number> {
     if (!isMessage(m)) return;
     const slot = slots.get(worker.id);
     if (m.dbrest === 'hello') {
-      worker.send({ dbrest: 'start', embeddedUri: o.embeddedUri } satisfies Message);
+      const startupChecks = checker === null;
+      checker ??= worker.id;
+      worker.send({ dbrest: 'start', embeddedUri: o.embeddedUri, startupChecks } satisfies Message);
     } else if (m.dbrest === 'started' && slot !== undefined) {
       slot.url = m.url;
       url ??= m.url;

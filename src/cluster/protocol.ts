@@ -5,8 +5,13 @@ import type { AppConfig } from '../config/types.js';
 
 /** Worker → primary: listening for `start`; primary → worker: what the worker cannot learn itself. */
 export interface Hello { readonly dbrest: 'hello' }
-/** The embedded database's URI (with the authenticator's password): sent over IPC, never on a command line or in the environment. */
-export interface Start { readonly dbrest: 'start'; readonly embeddedUri: string | null }
+/**
+ * The embedded database's URI (with the authenticator's password): sent over IPC, never on a command
+ * line or in the environment. `startupChecks`: true for the first worker only, which runs the
+ * start-up checks whose outcome is the database's, not the worker's (pooler warnings,
+ * db-schema-watch): one line each, not one per worker.
+ */
+export interface Start { readonly dbrest: 'start'; readonly embeddedUri: string | null; readonly startupChecks: boolean }
 /** Worker → primary: serving at `url`. */
 export interface Started { readonly dbrest: 'started'; readonly url: string }
 

@@ -9,12 +9,12 @@ import { isMessage, type AdminAnswer, type Ask, type Message } from './protocol.
 const send = (m: Message): void => void process.send?.(m);
 
 /** Waits for the primary's `start` (asked for once this process listens, so it cannot be missed). */
-export function joinCluster(): Promise<{ readonly embeddedUri: string | null }> {
+export function joinCluster(): Promise<{ readonly embeddedUri: string | null; readonly startupChecks: boolean }> {
   return new Promise((resolve) => {
     const onMessage = (m: unknown): void => {
       if (!isMessage(m) || m.dbrest !== 'start') return;
       process.off('message', onMessage);
-      resolve({ embeddedUri: m.embeddedUri });
+      resolve({ embeddedUri: m.embeddedUri, startupChecks: m.startupChecks });
     };
     process.on('message', onMessage);
     send({ dbrest: 'hello' });

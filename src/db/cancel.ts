@@ -2,6 +2,10 @@
 // promise settles when the server closes that connection, which it does after signalling the
 // backend: a caller that waits for it knows the signal can no longer arrive later, e.g. after the
 // connection went back to the pool and runs another request's statement.
+//
+// The request is written without closing our side (as libpq's PQcancel does): PgBouncer drops a
+// cancel request whose connection reaches end-of-file before it has forwarded it (1.18 did, every
+// time: the statement ran on), while PostgreSQL itself acts on it either way.
 import net from 'node:net';
 import type pg from 'pg';
 import { opsCounters } from '../observe/counters.js';
@@ -35,7 +39,7 @@ export function sendCancel(client: pg.ClientBase): Promise<void> {
       msg.writeInt32BE(CANCEL_CODE, 4);
       msg.writeInt32BE(c.processID!, 8);
       msg.writeInt32BE(c.secretKey!, 12);
-      socket.end(msg);
+      socket.write(msg);
     });
     socket.on('close', done);
     socket.on('error', done);

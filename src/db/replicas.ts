@@ -28,19 +28,25 @@ const LAG_SQL = `SELECT CASE
 END AS lag`;
 
 export interface Replica {
-  /** `host:port` of its URI, for log lines (no credentials). */
+  /** `host:port` of its URI, for log lines and metric labels (no credentials); `#n` added to a repeated one. */
   readonly label: string;
   readonly pool: Pool;
   /** In the rotation: the last check reached it within the lag limit, and no request failed on it since. */
   readonly healthy: boolean;
   /** Seconds behind the primary at the last check; null when the check could not reach it. */
   readonly lag: number | null;
+  /** Reads started on it (counted by http/read-route.ts, read by observe/replica-metrics.ts). */
+  readonly reads: number;
 }
 
 export interface ReadReplicas {
   readonly replicas: ReadonlyArray<Replica>;
   /** The next healthy replica, round-robin; null when none is (the read then runs on the primary). */
   pick(): Replica | null;
+  /** Count a read that may run on a replica where it runs: on `replica`, or on the primary (null). */
+  routed(replica: Replica | null): void;
+  /** Reads that may run on a replica and ran on the primary (none healthy, or run again after a replica failed). */
+  readonly primaryReads: number;
   /** A request could not use `replica`: out of the rotation until a health check finds it well. */
   failed(replica: Replica, why: string): void;
   /** Run one health check of every replica now (start-up, tests). */
@@ -59,6 +65,7 @@ interface State {
   probe: pg.Client | null;
   /** Last reason it was out, so a state change is logged once, not every check. */
   down: string | null;
+  reads: number;
 }
 
 function labelOf(uri: string): string {
@@ -76,8 +83,10 @@ export function startReadReplicas(
   maxLag: () => number,
   log: Logger,
 ): ReadReplicas {
-  const states: State[] = uris.map((uri) => ({
-    label: labelOf(uri),
+  const labels = uris.map(labelOf);
+  const states: State[] = uris.map((uri, i) => ({
+    // Two URIs on one host:port (two databases of one server) get told apart by their position.
+    label: labels.indexOf(labels[i]!) === i ? labels[i]! : `${labels[i]}#${i + 1}`,
     uri,
     pool: createPool(uri, cfg, (e) => log.debug(`read replica connection lost: ${e.message}`)),
     // Out until the first check has seen it answer.
@@ -85,7 +94,9 @@ export function startReadReplicas(
     lag: null,
     probe: null,
     down: null,
+    reads: 0,
   }));
+  let primaryReads = 0;
   let next = 0;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
@@ -168,6 +179,13 @@ export function startReadReplicas(
 
   return {
     replicas: states,
+    routed(replica) {
+      if (replica === null) primaryReads++;
+      else (replica as State).reads++;
+    },
+    get primaryReads() {
+      return primaryReads;
+    },
     pick() {
       for (let i = 0; i < states.length; i++) {
         const s = states[(next + i) % states.length]!;

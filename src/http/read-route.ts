@@ -51,12 +51,16 @@ export function replicaAllowed(req: Pick<ApiRequest, 'preferences'>): boolean {
  * replica's connection failure runs it again on the primary.
  */
 export function onReadPool<T extends Outcome>(app: AppState, eligible: boolean, work: (pool: Pool) => Promise<T>): Promise<T> {
-  const replica = eligible ? (app.replicas?.pick() ?? null) : null;
+  const replicas = eligible ? (app.replicas ?? null) : null;
+  if (replicas === null) return work(app.pool);
+  const replica = replicas.pick();
+  replicas.routed(replica);
   if (replica === null) return work(app.pool);
   return work(replica.pool).then((out) => {
     const failure = replicaFailure(out);
     if (failure === null) return out;
-    if (failure === 'down') app.replicas!.failed(replica, `a request could not use it (${out.ok ? '' : out.error.message})`);
+    if (failure === 'down') replicas.failed(replica, `a request could not use it (${out.ok ? '' : out.error.message})`);
+    replicas.routed(null);
     return work(app.pool);
   });
 }

@@ -29,6 +29,7 @@ import { shadowedByDocs } from './docs.js';
 import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
+import { registerReplicaMetrics } from '../observe/replica-metrics.js';
 import { lifecycle } from '../observe/lifecycle.js';
 import type { AppState } from './app.js';
 import { createHttpServer } from './server.js';
@@ -92,6 +93,12 @@ export interface StartOptions {
    * server itself, asking each worker's `admin` handlers over IPC. Default: false.
    */
   readonly clusterWorker?: boolean;
+  /**
+   * Run the start-up checks whose outcome is the database's, not this process's: the pooler
+   * warnings and db-schema-watch's install. False in every cluster worker but the first, so that
+   * each line is printed once, not once per worker. Default: true.
+   */
+  readonly startupChecks?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
@@ -154,6 +161,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   const replicas = config.dbReadUris.length > 0 ? startReadReplicas(config.dbReadUris, config, () => config.dbReadMaxLag, log) : null;
   // Metrics are served by the admin server: without one, none are collected.
   const metrics = config.adminServerPort !== null || config.adminServerUnixSocket !== null ? createMetrics(pool, config.dbPool) : null;
+  if (metrics !== null) registerReplicaMetrics(metrics.registry, replicas);
   let cache: SchemaCache | null = null;
   let roleSettings: RoleSettings = new Map();
   // The authenticator role, learnt with the schema cache; no JWT may name it (auth/jwt.ts).
@@ -322,7 +330,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   };
   // db-schema-watch: installed while the cache loads and before LISTEN starts, so the install's own
   // DDL (the first time) does not come back as a reload. Failing to install is a warning, not an exit.
-  const watchInstalled = config.dbSchemaWatch === true ? watchSchema() : null;
+  const startupChecks = opts.startupChecks !== false;
+  const watchInstalled = config.dbSchemaWatch === true && startupChecks ? watchSchema() : null;
   let loadedAtStart = false;
   try {
     await load();
@@ -353,7 +362,7 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
   if (config.serverUnixSocket) await listenUnix(server, config.serverUnixSocket, config.serverUnixSocketMode, opts.clusterWorker !== true);
 
   // With the database away they would only wait for a timeout.
-  if (loadedAtStart) await Promise.all([warnAboutPoolers(config, dbUri, pool, log), watchInstalled]);
+  if (loadedAtStart && startupChecks) await Promise.all([warnAboutPoolers(config, dbUri, pool, log), watchInstalled]);
   // A burst of NOTIFYs (one per DDL transaction with db-schema-watch) costs one reload.
   const schemaNotices = coalesce((n) => void reloadSchemaCache(n > 1 ? `NOTIFY ×${n}` : 'NOTIFY'), NOTIFY_QUIET_MS, NOTIFY_MAX_WAIT_MS);
   // Wait (briefly) for LISTEN to be in place, so a NOTIFY sent right after start-up is not missed.

@@ -21,6 +21,15 @@
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
 //                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
 //                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
+//                          and W1B and W2B, also only when named: W1 and W2 on a dbrest straight to
+//                          PostgreSQL vs one whose db-uri goes through PgBouncer (Debian's
+//                          /usr/sbin/pgbouncer, transaction mode, default_pool_size BENCH_POOL), both
+//                          with db-prepared-statements=false (which transaction pooling needs) and
+//                          db-channel-uri direct. Every pair case reports CPU per request of the
+//                          server and of PostgreSQL (its postmaster's children), and for W1B/W2B
+//                          PgBouncer's own beside them, from /proc/<pid>/stat utime+stime; the
+//                          CPU ratio is (server + PostgreSQL) of side b ÷ side a; beside it, the
+//                          context switches of PostgreSQL's backends per request (/proc/<pid>/status)
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
@@ -47,6 +56,7 @@ import { exitCleanup } from './cleanup.js';
 import { envNumber } from './env.js';
 import { pooledPercentile } from './percentiles.js';
 import { P99_TARGET, ratioText, roundRatios, targetCheck, type CaseFigures } from './targets.js';
+import { findPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -356,6 +366,10 @@ interface RunFigures extends GenResult {
   /** CPU microseconds per request: the server process, and all PostgreSQL backends together. */
   readonly serverCpuUs: number | null;
   readonly pgCpuUs: number | null;
+  /** PgBouncer's CPU µs per request, for a server whose db-uri goes through it; null otherwise. */
+  readonly poolerCpuUs: number | null;
+  /** Context switches of PostgreSQL's backends per request: how often they slept and woke. */
+  readonly pgSwitches: number | null;
   readonly reqPerSec: number;
 }
 
@@ -380,6 +394,8 @@ interface LoadFigures {
   /** Median CPU µs per request over the rounds (null when /proc is not readable). */
   readonly serverCpuUs: number | null;
   readonly pgCpuUs: number | null;
+  readonly poolerCpuUs: number | null;
+  readonly pgSwitches: number | null;
 }
 
 interface Side {
@@ -409,6 +425,8 @@ const generator = chooseGenerator();
 // CPU accounting from /proc: steadier than req/s on a shared machine, and it says which side
 // (Node or PostgreSQL) a difference comes from.
 const serverPids = new Map<number, number>(); // port → pid
+/** port → pid of the PgBouncer that server's db-uri goes through (W1B, W2B). */
+const poolerPids = new Map<number, number>();
 let postmasterPid: number | null = null;
 const TICKS_PER_SECOND = 100;
 
@@ -444,15 +462,41 @@ function treeTicks(root: number): number {
 
 const postgresTicks = (): number => (postmasterPid === null ? 0 : treeTicks(postmasterPid));
 
+/**
+ * Context switches (voluntary and not) of the postmaster's children: a backend that gets several
+ * transactions per wake-up (dbrest pipelines them on one connection) switches less per request.
+ * Children that exit during a round take theirs with them (no reaped total as for CPU time).
+ */
+function postgresSwitches(): number {
+  if (postmasterPid === null) return 0;
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== postmasterPid) continue;
+      for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) total += Number(m[1]);
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
 async function measureRound(port: number, c: LoadCase, seconds: number): Promise<RunFigures> {
   const pid = serverPids.get(port);
+  const pooler = poolerPids.get(port);
   const server0 = pid ? treeTicks(pid) : 0;
+  const pooler0 = pooler ? cpuTicks(pooler) : 0;
   const pg0 = postgresTicks();
+  const switches0 = postgresSwitches();
   const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
   const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
     serverCpuUs: pid ? perRequest(treeTicks(pid) - server0) : null,
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
+    poolerCpuUs: pooler ? perRequest(cpuTicks(pooler) - pooler0) : null,
+    pgSwitches: postmasterPid !== null && r.requests > 0 ? round((postgresSwitches() - switches0) / r.requests, 2) : null,
     seconds: round(r.seconds, 2),
     requests: r.requests,
     reqPerSec: r.seconds > 0 ? round(r.requests / r.seconds, 0) : 0,
@@ -487,6 +531,8 @@ function combine(rounds: RunFigures[]): LoadFigures {
     rounds: rounds.map(({ quantilesMs: _, ...r }) => r),
     serverCpuUs: medianOrNull(rounds.map((r) => r.serverCpuUs)),
     pgCpuUs: medianOrNull(rounds.map((r) => r.pgCpuUs)),
+    poolerCpuUs: medianOrNull(rounds.map((r) => r.poolerCpuUs)),
+    pgSwitches: ((m) => (m === null ? null : round(m, 2)))(medianOrNull(rounds.map((r) => r.pgSwitches))),
   };
 }
 
@@ -572,7 +618,8 @@ function describeSide(s: Side): string {
   const each = f.rounds.length > 1
     ? ` (rounds: ${f.rounds.map((r) => fmt(r.reqPerSec)).join(' / ')} req/s, p99 ${f.rounds.map((r) => r.p99Ms).join(' / ')} ms)`
     : '';
-  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs` : '';
+  const pooler = f.poolerCpuUs !== null ? ` (+ pgbouncer ${f.poolerCpuUs} µs)` : '';
+  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs${pooler}` : '';
   return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${cpu}${each}`;
 }
 
@@ -599,6 +646,8 @@ interface PairResult {
   readonly b: { readonly request: string; readonly side: Side };
   /** b's CPU per request (server + postgres) ÷ a's; b's req/s ÷ a's. */
   readonly cpuRatio: number | null;
+  /** The same with PgBouncer's CPU added where a side has one (W1B, W2B); null when neither has. */
+  readonly cpuWithPoolerRatio: number | null;
   readonly rpsRatio: number | null;
 }
 
@@ -620,6 +669,29 @@ function workerPairCases(): PairCase[] {
   return ['W1', 'W2'].map((id) => {
     const c = load.get(id)!;
     return { id: `${id}X2`, title: `${c.title}: 1 vs 2 workers`, a: { ...c, id: `${id}X2a`, title: '1 worker' }, b: { ...c, id: `${id}X2b`, title: '2 workers' } };
+  });
+}
+
+/** Server + PostgreSQL CPU µs per request of a side (PgBouncer's apart); null without a figure. */
+function cpuPerRequest(s: Side): number | null {
+  return s.outcome === 'ok' && s.figures!.serverCpuUs !== null ? s.figures!.serverCpuUs + (s.figures!.pgCpuUs ?? 0) : null;
+}
+
+/**
+ * W1B, W2B: W1 and W2 on a dbrest straight to PostgreSQL (a) and one through PgBouncer in
+ * transaction mode (b), both with db-prepared-statements=false: the setting transaction pooling
+ * needs, so the comparison is of the pooler alone, not of prepared statements.
+ */
+function poolerPairCases(poolSize: number): PairCase[] {
+  const load = new Map(loadCases().map((c) => [c.id, c]));
+  return ['W1', 'W2'].map((id) => {
+    const c = load.get(id)!;
+    return {
+      id: `${id}B`,
+      title: `${c.title}: direct vs through PgBouncer`,
+      a: { ...c, id: `${id}Ba`, title: 'direct, db-prepared-statements=false' },
+      b: { ...c, id: `${id}Bb`, title: `PgBouncer (transaction mode, default_pool_size ${poolSize}), db-prepared-statements=false` },
+    };
   });
 }
 
@@ -654,15 +726,17 @@ async function runPairCase(c: PairCase, port: number, portB = port): Promise<Pai
   const b = side(1);
   log(`  ${c.a.title}: ${describeSide(a)}`);
   log(`  ${c.b.title}: ${describeSide(b)}`);
-  const cpu = (s: Side) => (s.outcome === 'ok' && s.figures!.serverCpuUs !== null ? s.figures!.serverCpuUs + (s.figures!.pgCpuUs ?? 0) : null);
-  const ca = cpu(a);
-  const cb = cpu(b);
+  const ca = cpuPerRequest(a);
+  const cb = cpuPerRequest(b);
+  const pooled = (s: Side) => (s.outcome === 'ok' ? s.figures!.poolerCpuUs : null);
+  const withPooler = pooled(a) !== null || pooled(b) !== null;
   return {
     id: c.id,
     title: c.title,
     a: { request: `${c.a.requests[0]!.method} ${c.a.requests[0]!.path}`, side: a },
     b: { request: `${c.b.requests[0]!.method} ${c.b.requests[0]!.path}`, side: b },
     cpuRatio: ca && cb ? round(cb / ca, 3) : null,
+    cpuWithPoolerRatio: withPooler && ca && cb ? round((cb + (pooled(b) ?? 0)) / (ca + (pooled(a) ?? 0)), 3) : null,
     rpsRatio: a.outcome === 'ok' && b.outcome === 'ok' ? round(b.figures!.reqPerSec / a.figures!.reqPerSec, 3) : null,
   };
 }
@@ -1254,9 +1328,49 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 // ---------------------------------------------------------------------------------------------
 // main
 
+/**
+ * W1B, W2B: a PgBouncer in transaction mode in front of the bench's PostgreSQL, and two dbrests
+ * with db-prepared-statements=false (LISTEN on a direct db-channel-uri): one straight to
+ * PostgreSQL, one through PgBouncer. PgBouncer's pool is BENCH_POOL, as dbrest's: PostgreSQL sees
+ * as many backends either way.
+ */
+async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri: string, dbrestEnv: Record<string, string>): Promise<PairResult[]> {
+  const found = findPgBouncer();
+  if ('skip' in found) {
+    log(`PgBouncer cases not run: ${found.skip}`);
+    return [];
+  }
+  const pgb = await startPgBouncer(found.bin, clusterUri, { poolMode: 'transaction', defaultPoolSize: cfg.pool, maxClientConn: 200 });
+  onExit(() => pgb.stop());
+  const version = await new Promise<string>((resolve) => {
+    const p = spawn(found.bin, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    p.on('close', () => resolve(out.split('\n')[0]?.trim() || found.bin));
+    p.on('error', () => resolve(found.bin));
+  });
+  log(`starting ${version} (transaction mode, default_pool_size ${cfg.pool}) and two dbrests with db-prepared-statements=false, one through it…`);
+  const env = { ...dbrestEnv, DBREST_DB_PREPARED_STATEMENTS: 'false', DBREST_DB_CHANNEL_URI: datasetUri };
+  const directPort = await freePort();
+  const pooledPort = await freePort();
+  const direct = startChild('dbrest-direct-unprepared', [cfg.dbrestBin, 'serve'], { ...env, DBREST_SERVER_PORT: String(directPort) });
+  const pooled = startChild('dbrest-pgbouncer', [cfg.dbrestBin, 'serve'], { ...env, DBREST_SERVER_PORT: String(pooledPort), DBREST_DB_URI: pgb.through(datasetUri) });
+  if (direct.pid) serverPids.set(directPort, direct.pid);
+  if (pooled.pid) serverPids.set(pooledPort, pooled.pid);
+  poolerPids.set(pooledPort, pgb.pid);
+  const results: PairResult[] = [];
+  const up = await Promise.all([waitAnswering(directPort, direct, 30_000), waitAnswering(pooledPort, pooled, 30_000)]);
+  const down = up.find((u): u is { reason: string } => 'reason' in u);
+  if (down) log(`  PgBouncer cases not run: ${down.reason}`);
+  else for (const c of cases) results.push(await runPairCase(c, directPort, pooledPort));
+  await Promise.all([direct.stop(), pooled.stop()]);
+  await pgb.stop();
+  return results;
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * [...pairCases().filter((c) => wanted(c.id)), ...workerPairCases().filter((c) => named(c.id))].length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * [...pairCases().filter((c) => wanted(c.id)), ...workerPairCases().filter((c) => named(c.id)), ...poolerPairCases(cfg.pool).filter((c) => named(c.id))].length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -1351,6 +1465,8 @@ async function main(): Promise<number> {
     else for (const c of workerPairs) pairs.push(await runPairCase(c, dbrestPort, port));
     await two.stop();
   }
+  const poolerPairs = poolerPairCases(cfg.pool).filter((c) => named(c.id));
+  if (poolerPairs.length > 0 && dbrestDown === null) pairs.push(...(await runPoolerPairs(poolerPairs, db.uri, dataset.uri, dbrestEnv)));
   if (['C1', 'C2', 'C3'].some(wanted)) {
     log('loading examples/cms and starting a dbrest for it…');
     const cms = await startCmsServer(dataset.uri);
@@ -1388,9 +1504,16 @@ async function main(): Promise<number> {
   log();
   if (load.length > 0 || big || catalog) printTable(load, big, catalog);
   for (const p of pairs) {
-    const cpu = (x: Side) => (x.outcome === 'ok' ? `${x.figures!.serverCpuUs ?? '?'} + ${x.figures!.pgCpuUs ?? '?'} µs` : 'n/a');
-    const rps = (x: Side) => (x.outcome === 'ok' ? `${fmt(x.figures!.reqPerSec)} req/s` : 'n/a');
-    log(`${p.id} ${p.title}: ${rps(p.a.side)}, CPU/req ${cpu(p.a.side)}  vs  ${rps(p.b.side)}, CPU/req ${cpu(p.b.side)}  → CPU ratio ${p.cpuRatio ?? 'n/a'}, req/s ratio ${p.rpsRatio ?? 'n/a'}`);
+    const cpu = (x: Side) => {
+      if (x.outcome !== 'ok') return 'n/a';
+      const f = x.figures!;
+      const pooler = f.poolerCpuUs !== null ? `, pgbouncer ${f.poolerCpuUs} µs` : '';
+      const switches = f.pgSwitches !== null ? `, postgres context switches/req ${f.pgSwitches}` : '';
+      return `${f.serverCpuUs ?? '?'} + ${f.pgCpuUs ?? '?'} = ${cpuPerRequest(x) ?? '?'} µs (server + postgres)${pooler}${switches}`;
+    };
+    const rps = (x: Side) => (x.outcome === 'ok' ? `${fmt(x.figures!.reqPerSec)} req/s, p99 ${x.figures!.p99Ms} ms` : 'n/a');
+    const withPooler = p.cpuWithPoolerRatio !== null ? `, with pgbouncer's ${p.cpuWithPoolerRatio}` : '';
+    log(`${p.id} ${p.title}: ${rps(p.a.side)}, CPU/req ${cpu(p.a.side)}  vs  ${rps(p.b.side)}, CPU/req ${cpu(p.b.side)}  → CPU ratio (server + postgres) ${p.cpuRatio ?? 'n/a'}${withPooler}, req/s ratio ${p.rpsRatio ?? 'n/a'}`);
   }
 
   if (content.length > 0) {

@@ -4,7 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase } from '../helpers/db.js';
+import { clusterUri, createTestDatabase } from '../helpers/db.js';
+import { findPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js';
 import { allowConnections, get, ITEMS, perWorker, requestsTo, serveWorkers, superuser, until } from './workers-fixture.js';
 
 t.setTimeout(600_000);
@@ -134,4 +135,23 @@ t.test('reloads reach every worker: NOTIFY reload schema, SIGUSR1, SIGUSR2 and N
   t.teardown(() => db.query(`ALTER ROLE ${role} IN DATABASE ${db.name} RESET pgrst.db_max_rows`).catch(() => undefined));
   await db.query('NOTIFY dbrest, \'reload config\'');
   t.ok(await until(async () => (await rows()).every((n) => n === 5)), 'one NOTIFY reload config: every worker reads the database\'s setting');
+});
+
+const pgbouncer = findPgBouncer();
+t.test('start-up pooler warnings through PgBouncer are printed once, not once per worker', { skip: 'skip' in pgbouncer ? pgbouncer.skip : false }, async (t) => {
+  const found = pgbouncer as { bin: string };
+  const db = await createTestDatabase([ITEMS]);
+  t.teardown(() => db.drop());
+  const pgb = await startPgBouncer(found.bin, clusterUri(), { poolMode: 'transaction' });
+  t.teardown(() => pgb.stop());
+  // db-prepared-statements on and LISTEN on db-uri: both warnings apply, in every worker alike.
+  const c = await serveWorkers(t, db, {
+    DBREST_DB_URI: pgb.through(db.uri), DBREST_DB_PREPARED_STATEMENTS: 'true', DBREST_DB_CHANNEL_ENABLED: 'true', DBREST_LOG_LEVEL: 'warn',
+  });
+  // The start-up line comes once every worker serves, so each has passed its start-up checks.
+  t.match(c.child.output(), /listening on .*\(2 workers/);
+  const count = (re: RegExp) => c.child.output().split('\n').filter((l) => re.test(l)).length;
+  t.equal(count(/db-prepared-statements is on but db-uri goes through a connection pooler/), 1, 'one prepared-statements warning');
+  t.equal(count(/LISTEN dbrest goes through a connection pooler/), 1, 'one LISTEN warning');
+  t.equal(count(/listening on/), 1, 'and one start-up line');
 });

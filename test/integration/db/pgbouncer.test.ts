@@ -4,11 +4,13 @@
 // clients. Every request's transaction must stay on one server connection: no "prepared statement
 // does not exist", no role or request.jwt.claims seen by a later request, and the same answers as
 // a second dbrest on a direct connection to the same database.
+import http from 'node:http';
 import { SignJWT, type JWTPayload } from 'jose';
 import t from 'tap';
 import { loadConfig } from '../../../src/config/load.js';
 import { startServer, type RunningServer } from '../../../src/http/start.js';
 import { createLogger } from '../../../src/observe/log.js';
+import { opsCounters } from '../../../src/observe/counters.js';
 import { clusterUri, createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 import { findPgBouncer, startPgBouncer, type PgBouncer } from '../../helpers/pgbouncer.js';
 import { httpRequest, type RequestOptions, type TestResponse } from '../../helpers/server.js';
@@ -53,6 +55,8 @@ CREATE FUNCTION pgb.record(note text) RETURNS bigint LANGUAGE sql VOLATILE AS $$
 -- pre-request: a transaction-scoped setting the main statement then reads (pgb.who's 'pre').
 CREATE FUNCTION pgb.pre() RETURNS void LANGUAGE sql AS $$
   SELECT set_config('pgb.pre', current_user || ':' || coalesce(current_setting('request.jwt.claims', true)::json->>'sub', '-'), true) $$;
+-- A long statement, to cancel (a client going away, db-statement-timeout).
+CREATE FUNCTION pgb.sleepy(s float8) RETURNS SETOF int LANGUAGE sql STABLE AS $$ SELECT 1 FROM pg_sleep(s) $$;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgb TO pgb_anon, pgb_alice, pgb_bob;
 `;
 
@@ -273,5 +277,46 @@ if ('skip' in found) {
     // Through the pooler with a direct db-channel-uri: only the prepared-statements warning.
     const split = await serve(t, pgb.through(db.uri), { 'db-prepared-statements': 'true', 'db-channel-uri': db.uri });
     t.same(split.lines.filter((l) => /pooler/.test(l)).map((l) => /db-prepared-statements/.test(l)), [true], 'a direct db-channel-uri silences the LISTEN warning');
+  });
+
+  /** The test database's backends running pgb.sleepy (through PgBouncer their application_name is not dbrest's). */
+  const sleeping = async () =>
+    db.query<{ pid: number; state: string }>(
+      `SELECT pid, state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE '%"sleepy"%'`,
+    );
+  /** Polls until `ok` holds; false after 10 s (a bound on a hang, not a timing assertion). */
+  const within10s = async (ok: () => Promise<boolean>): Promise<boolean> => {
+    for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) if (await ok()) return true;
+    return false;
+  };
+
+  for (const [what, path] of [
+    ['a buffered answer (limit=1)', '/rpc/sleepy?s=60&limit=1'],
+    ['a streamed answer, before its first row', '/rpc/sleepy?s=60'],
+  ] as const) {
+    t.test(`a client that goes away mid-query: ${what} is cancelled through PgBouncer`, async (t) => {
+      const pooled = await serve(t, pgb.through(db.uri), { 'db-channel-enabled': 'false' });
+      const cancelsBefore = opsCounters.cancelRequests;
+      const req = http.get(pooled.url + path, { agent: false });
+      req.on('error', () => undefined);
+      t.ok(await within10s(async () => (await sleeping()).length === 1), 'the statement runs on a server connection');
+      const [backend] = await sleeping();
+      req.destroy();
+      // PgBouncer forwards dbrest's cancel request (sent to it, with the key it handed out) to that backend.
+      t.ok(await within10s(async () => (await sleeping()).length === 0), 'the statement stopped');
+      const same = await db.query<{ state: string }>('SELECT state FROM pg_stat_activity WHERE pid = $1', [backend!.pid]);
+      t.same(same.map((r) => r.state), ['idle'], 'its backend is still there, idle: the statement was cancelled, not the connection killed');
+      t.equal((await pooled.request('/items?id=eq.1&select=id')).status, 200, 'the next request through PgBouncer answers');
+      t.ok(opsCounters.cancelRequests > cancelsBefore, 'dbrest sent a cancel request');
+    });
+  }
+
+  t.test('db-statement-timeout through PgBouncer: the statement ends at the limit (57014), the connection serves the next request', async (t) => {
+    const pooled = await serve(t, pgb.through(db.uri), { 'db-channel-enabled': 'false', 'db-statement-timeout': '300' });
+    const res = await pooled.request('/rpc/sleepy?s=60&limit=1');
+    t.equal(res.status, 500);
+    t.equal(res.json().code, '57014', 'canceling statement due to statement timeout');
+    t.same(await sleeping(), [], 'no statement left running');
+    t.equal((await pooled.request('/items?id=eq.1&select=id')).status, 200, 'the next request through PgBouncer answers');
   });
 }

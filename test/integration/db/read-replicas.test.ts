@@ -5,6 +5,7 @@
 // counts the transactions that ran there.
 import t, { type Test } from 'tap';
 import pg from 'pg';
+import { freePort } from '../../../src/embedded/postgres.js';
 import { startServer, type RunningServer } from '../../../src/http/start.js';
 import { createLogger } from '../../../src/observe/log.js';
 import { httpRequest, testConfig, type RequestOptions, type TestResponse } from '../../helpers/server.js';
@@ -219,4 +220,50 @@ t.test('without a healthy replica at start, reads go to the primary', skip, asyn
   t.equal(r.status, 200);
   t.equal(r.headers['x-standby'], 'false');
   t.equal(server.app.replicas!.replicas[0]!.healthy, false);
+});
+
+/** Value of the sample `name{labels}` in a Prometheus exposition (labels matched exactly), or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (m === null || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    if (JSON.stringify(got) === JSON.stringify(labels)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+t.test('metrics: reads per replica and on the primary, the replica\'s health, lag and pool', skip, async (t) => {
+  const admin = await freePort();
+  const { server, get } = await startDbrest(t, { 'admin-server-port': String(admin) });
+  const metrics = async () => (await httpRequest(`http://127.0.0.1:${admin}/metrics`)).text;
+  const label = server.app.replicas!.replicas[0]!.label;
+  t.equal(label, `127.0.0.1:${replica.port}`, 'a replica is labelled by host:port');
+  const before = await metrics();
+  t.equal(sample(before, 'dbrest_db_replica_healthy', { replica: label }), 1, 'healthy: 1');
+  t.ok(sample(before, 'dbrest_db_replica_lag_seconds', { replica: label })! >= 0, 'its lag is exposed');
+  const reads = (text: string, target: string) => sample(text, 'dbrest_db_replica_reads_total', { target }) ?? 0;
+
+  for (let i = 0; i < 6; i++) t.equal((await get('/items?limit=1')).headers['x-standby'], 'true');
+  t.equal((await get('/items', { method: 'POST', body: { name: 'counted?' } })).status, 201);
+  t.equal((await get('/items?limit=1', { headers: { Prefer: 'tx=commit' } })).headers['x-standby'], 'false');
+  const after = await metrics();
+  t.equal(reads(after, label) - reads(before, label), 6, 'six reads counted on the replica');
+  t.equal(reads(after, 'primary') - reads(before, 'primary'), 0, 'none on the primary: a write and a Prefer: tx=commit read are not replica reads');
+  t.ok(sample(after, 'dbrest_db_replica_pool_connections', { replica: label })! >= 1, 'the replica\'s pool holds a connection');
+  t.ok(sample(after, 'dbrest_db_replica_pool_idle_connections', { replica: label })! >= 1, 'idle once the reads are done');
+  t.equal(sample(after, 'dbrest_db_replica_pool_waiting_requests', { replica: label }), 0);
+  const password = decodeURIComponent(new URL(replica.uri('replicas')).password);
+  t.notOk(after.includes(password), 'no password in /metrics');
+
+  await replica.stop();
+  t.teardown(() => replica.start().catch(() => undefined));
+  for (let i = 0; i < 4; i++) t.equal((await get('/items?limit=1')).headers['x-standby'], 'false');
+  await server.app.replicas!.check(); // the health check has seen it gone, not only the first read
+  const down = await metrics();
+  t.equal(reads(down, 'primary') - reads(after, 'primary'), 4, 'with the replica stopped, the four reads counted on the primary');
+  t.equal(sample(down, 'dbrest_db_replica_healthy', { replica: label }), 0, 'healthy: 0');
+  t.equal(sample(down, 'dbrest_db_replica_lag_seconds', { replica: label }), undefined, 'no lag while it cannot be reached');
+  await replica.start();
+  t.ok(await eventually(async () => sample(await metrics(), 'dbrest_db_replica_healthy', { replica: label }) === 1), 'healthy: 1 again once it answers');
 });
