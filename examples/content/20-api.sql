@@ -713,6 +713,8 @@ DECLARE
   count_roots text[];     -- the subtrees whose counters add up to the listing
   count_types text[];     -- NULL: every type
   count_less integer := 0;
+  tq tsquery;
+  count_word text;        -- the total from content.search_counts: a one-word search of whole sites
   f_kind text[] := '{}'; f_expr text[] := '{}'; f_name text[] := '{}';   -- the query's field filters
 BEGIN
   IF resource = 'pages' THEN
@@ -828,7 +830,6 @@ BEGIN
   END IF;
   IF q ? 'search' THEN
     IF NOT cfg.search_enabled THEN PERFORM content.bad_request('search is disabled'); END IF;
-    by_counts := false;
     IF q ? 'tags' THEN PERFORM content.bad_request('filtering by tag with a search query is not supported'); END IF;
     op := lower(coalesce(nullif(q->>'search_operator', ''), 'and'));   -- any letter case (§6.9)
     IF op NOT IN ('and', 'or') THEN PERFORM content.bad_request('search_operator must be ''and'' or ''or'''); END IF;
@@ -844,7 +845,17 @@ BEGIN
     ELSE
       conds := conds || format('a.search_words @@ %L::tsquery',
         array_to_string(ARRAY(SELECT quote_literal(w) FROM unnest(words) w), CASE op WHEN 'or' THEN ' | ' ELSE ' & ' END));
+      -- one word, no filter but the sites': the counters hold the total when the query is that one
+      -- word exactly (matches it and nothing else) and the sites' roots are on the counted levels
+      IF by_counts AND count_types IS NULL AND NOT q ? 'descendant_of' AND cardinality(words) = 1
+         AND NOT EXISTS (SELECT 1 FROM unnest(count_roots) r WHERE length(r) > 8) THEN
+        tq := quote_literal(words[1])::tsquery;
+        IF numnode(tq) = 1 AND array_to_tsvector(words) @@ tq THEN
+          count_word := words[1];
+        END IF;
+      END IF;
     END IF;
+    by_counts := false;
   END IF;
 
   -- 5. offset, limit
@@ -883,6 +894,9 @@ BEGIN
     total := off + total;
   ELSIF lim > 0 AND total = 0 AND off = 0 THEN
     total := 0;
+  ELSIF count_word IS NOT NULL THEN
+    SELECT coalesce(sum(c.n), 0) INTO total FROM content.search_counts c
+     WHERE c.word = count_word AND c.path = ANY (count_roots) AND c.expire_at > now();
   ELSIF by_counts THEN
     -- the pages listed for good from the counters, those with an expiry date counted as they are now
     -- (one statement: one plan)
