@@ -79,6 +79,7 @@ export function mediaBodyFor(
     // call's result (pgrst_source), so they are named by that select.
     return { kind: 'csv', header: call === null ? constant('pgrst_source') : sql`(${buildReadRowsStatement(read, { source: constant('pgrst_source') })})` };
   }
+  if (media.media === 'geojson') return headersOnly ? { kind: 'none' } : { kind: 'geojson' };
   if (media.media !== 'handler' && media.media !== 'value' && media.media !== 'raw') return undefined;
   if (headersOnly) return { kind: 'none' };
   const scalar = call !== null && call.result.kind === 'scalar';

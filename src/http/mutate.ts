@@ -39,8 +39,8 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
   // A plan is of the statement its `for=` media runs.
   const shaped = media.ok ? media.value.plan?.target.media ?? media.value.media : null;
   const singular = shaped === 'object' || shaped === 'object-stripped';
-  // CSV and NDJSON of the written rows are built in SQL like a read's (PostgreSQL's text output).
-  const text = shaped === 'csv' || shaped === 'ndjson' ? shaped : undefined;
+  // CSV, NDJSON and GeoJSON of the written rows are built in SQL like a read's.
+  const text = shaped === 'csv' || shaped === 'ndjson' || shaped === 'geojson' ? shaped : undefined;
   if (media.ok && media.value.plan) {
     const plan = planMutate(req, relation, cache, cfg);
     if (!plan.ok) return plan;

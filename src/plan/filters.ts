@@ -10,8 +10,13 @@ import type { PlannedEmbed, PlannedField, PlannedLogic, PlannedOrder, PlannedSel
 
 /** What a node offers to the expressions written against it. */
 export interface NodeScope {
-  /** Name in messages: `column <name>.x does not exist`. */
+  /** The relation's name, in DBRST messages. */
   readonly name: string;
+  /**
+   * The name PostgreSQL would print for a column of this node: `column <sqlName>.x does not exist`.
+   * PostgREST's SQL aliases an embedded table `<table>_<depth>` (messages_1); unset: `name`.
+   */
+  readonly sqlName?: string;
   /** null: columns unknown (a call whose row type the cache does not describe); nothing is checked. */
   readonly columns: ReadonlyArray<Column> | null;
   readonly embeds: ReadonlyArray<PlannedEmbed>;
@@ -81,7 +86,7 @@ export function resolveField(scope: NodeScope, ref: FieldRef): Result<PlannedFie
       const json = type === 'json' || type === 'jsonb';
       return ok({ column: fn.name, jsonPath: ref.jsonPath, toJsonb: ref.jsonPath.length > 0 && !json, type, computed: { schema: fn.schema, name: fn.name, ...(scope.relation ? { rowType: scope.relation } : {}) } });
     }
-    return err(undefinedColumn(scope.name, ref.name, scope.columns.map((c) => c.name)));
+    return err(undefinedColumn(scope.sqlName ?? scope.name, ref.name, scope.columns.map((c) => c.name)));
   }
   for (const step of ref.jsonPath) {
     if (typeof step.key === 'number' && !Number.isSafeInteger(step.key)) {

@@ -6,6 +6,7 @@ import type { Column, QualifiedName, Relationship, Routine, SchemaCache } from '
 import { computedFieldsOf } from '../catalog/lookup.js';
 import type { AppConfig } from '../config/types.js';
 import { errors } from '../errors/catalog.js';
+import { statusForSqlState } from '../errors/sqlstate.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { EmbedPath, JsonPathStep, OrderTerm, QueryParams, RangeHeader, SelectItem } from '../request/types.js';
 import { findRelation, isToOne, relationNotFound, resolveRelationship } from './embed.js';
@@ -76,6 +77,8 @@ interface Draft {
   relation: QualifiedName | null;
   name: string;
   alias: string;
+  /** See NodeScope.sqlName. */
+  sqlName: string;
   depth: number;
   /** null when unknown (call sources the cache does not describe). */
   columns: ReadonlyArray<Column> | null;
@@ -111,6 +114,7 @@ function planTree(
     relation,
     name: rootName,
     alias: rootName,
+    sqlName: rootName,
     depth: 0,
     columns: source.kind === 'call' && columns.length === 0 && relation === null ? null : columns,
     items: selectItems,
@@ -214,7 +218,7 @@ interface TargetNames {
 }
 
 function scopeOf(d: Draft): NodeScope {
-  return { name: d.name, columns: d.columns, computed: d.computed, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })), ...(d.relation ? { relation: d.relation } : {}) };
+  return { name: d.name, sqlName: d.sqlName, columns: d.columns, computed: d.computed, embeds: d.embeds.map((e) => ({ ...e.embed, node: freeze(e.draft) })), ...(d.relation ? { relation: d.relation } : {}) };
 }
 
 function freeze(d: Draft): ReadNode {
@@ -250,6 +254,8 @@ interface NodeSpec {
   relation: QualifiedName | null;
   name: string;
   alias: string;
+  /** See NodeScope.sqlName. */
+  sqlName: string;
   depth: number;
   columns: ReadonlyArray<Column> | null;
   items: ReadonlyArray<SelectItem>;
@@ -260,6 +266,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     relation: spec.relation,
     name: spec.name,
     alias: spec.alias,
+    sqlName: spec.sqlName,
     depth: spec.depth,
     columns: spec.columns,
     computed: spec.relation ? computedFieldsOf(ctx.cache, spec.relation) : [],
@@ -271,7 +278,7 @@ function buildNode(ctx: Ctx, spec: NodeSpec): Result<Draft> {
     aggregates: false,
     hoisted: false,
   };
-  const scope: NodeScope = { name: spec.name, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
+  const scope: NodeScope = { name: spec.name, sqlName: spec.sqlName, columns: spec.columns, computed: draft.computed, embeds: [], ...(spec.relation ? { relation: spec.relation } : {}) };
   const lateralAliases = new Set<string>();
 
   // Embeds first: a relationship that does not exist is reported before a column that does not
@@ -363,6 +370,17 @@ function defaultOutputName(column: string, path: ReadonlyArray<JsonPathStep>, ag
 
 type EmbedItem = Extract<SelectItem, { kind: 'embed' }>;
 
+/** PostgreSQL's duplicate_alias as PostgREST forwards it for two embeds of one name at one level. */
+function duplicateEmbed(lateralAlias: string): ApiError {
+  return {
+    code: '42712',
+    status: statusForSqlState('42712', false),
+    message: `table name "${lateralAlias}" specified more than once`,
+    details: null,
+    hint: null,
+  };
+}
+
 function buildEmbed(
   ctx: Ctx,
   parent: NodeSpec,
@@ -386,19 +404,24 @@ function buildEmbed(
   const target = findRelation(ctx.cache, relationship.to.schema, relationship.to.name);
   const depth = parent.depth + 1;
   const outputName = item.alias ?? item.relation;
-  let lateralAlias = `${parent.relation.name}_${outputName}_${depth}`;
-  for (let i = 2; lateralAliases.has(lateralAlias); i++) lateralAlias = `${parent.relation.name}_${outputName}_${depth}_${i}`;
-  lateralAliases.add(lateralAlias);
+  const lateralAlias = `${parent.relation.name}_${outputName}_${depth}`;
+  const alias = `${relationship.to.name}_${depth}`;
 
   const child = buildNode(ctx, {
     relation: relationship.to,
     name: relationship.to.name,
-    alias: `${relationship.to.name}_${depth}`,
+    alias,
+    // PostgREST joins a many-to-many's target through the junction without aliasing it.
+    sqlName: relationship.kind !== 'computed' && relationship.cardinality === 'm2m' ? relationship.to.name : alias,
     depth,
     columns: target?.columns ?? [],
     items: item.select,
   });
   if (!child.ok) return child;
+  // Two embeds with one output name would be two keys of one name in each row, and a client keeps
+  // only the last. PostgREST names their LATERALs alike, so PostgreSQL refuses the statement (42712).
+  if (lateralAliases.has(lateralAlias)) return err(duplicateEmbed(lateralAlias));
+  lateralAliases.add(lateralAlias);
   if (item.spread && !toOne && child.value.aggregates) {
     return err(
       errors.DBRST127('Feature not implemented', {

@@ -27,6 +27,8 @@ export type ReadMedia =
   | 'json'
   | 'object'
   | 'csv'
+  /** application/geo+json: a FeatureCollection of the rows through PostGIS's ST_AsGeoJSON. */
+  | 'geojson'
   /** application/x-ndjson: one JSON object per line (dbrest). */
   | 'ndjson'
   | 'array-stripped'
@@ -87,6 +89,7 @@ export const NO_OFFERS: MediaOffers = { value: null, own: NONE, any: NONE, raw: 
 const JSON_CT = 'application/json; charset=utf-8';
 const JSON_MEDIA: Negotiated = { media: 'json', contentType: JSON_CT };
 const CSV_MEDIA: Negotiated = { media: 'csv', contentType: 'text/csv; charset=utf-8' };
+const GEOJSON_MEDIA: Negotiated = { media: 'geojson', contentType: 'application/geo+json; charset=utf-8' };
 const NDJSON_MEDIA: Negotiated = { media: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8' };
 const OBJECT_MEDIA: Negotiated = { media: 'object', contentType: 'application/vnd.pgrst.object+json; charset=utf-8' };
 // PostgREST's exact strings (MediaType.toMime): no space before `nulls=stripped`.
@@ -217,6 +220,8 @@ function match(range: MediaRange, offers: MediaOffers, planEnabled: boolean): Ne
   }
   if (anyType || (range.type === 'application' && (anySubtype || range.subtype === 'json'))) return JSON_MEDIA;
   if (range.type === 'application' && range.subtype === 'x-ndjson') return NDJSON_MEDIA;
+  // PostgREST's built-in (BuiltinAggGeoJson): built by PostGIS, so without it PostgreSQL's 42883.
+  if (range.type === 'application' && range.subtype === 'geo+json') return GEOJSON_MEDIA;
   if (range.type === 'text') {
     if (range.subtype === 'csv') return CSV_MEDIA;
     if (offers.raw !== null && range.subtype === 'plain') return RAW_TEXT;

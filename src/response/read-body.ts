@@ -38,6 +38,7 @@ export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: numb
       return ok(JSON.stringify(stripNulls(JSON.parse(arrayText))));
     case 'ndjson':
     case 'csv':
+    case 'geojson':
       // Reads, calls and writes build these in SQL (sql/media.ts): the text is the body already.
       return ok(arrayText);
     case 'plan':

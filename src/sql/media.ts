@@ -30,6 +30,11 @@ export type MediaBody =
    * the FROM item whose first row names the columns (the rows themselves, before the envelope).
    */
   | { readonly kind: 'csv'; readonly header: Sql }
+  /**
+   * application/geo+json as PostgREST builds it (asGeoJsonF): a FeatureCollection of each row's
+   * ST_AsGeoJSON. The function is PostGIS's, found on the search path (db-extra-search-path).
+   */
+  | { readonly kind: 'geojson' }
   /** application/x-ndjson: each row's JSON (a scalar call's value) followed by `\n`. */
   | { readonly kind: 'ndjson'; readonly scalar: boolean }
   /** HEAD: no body is sent, so none is built (PostgREST's NoAgg). */
@@ -40,6 +45,10 @@ const CSV_LINES = constant(
 );
 const NDJSON_ROWS = constant(`coalesce(pg_catalog.string_agg(pg_catalog.row_to_json(_postgrest_t)::text || E'\\n', ''), '')`);
 const NDJSON_SCALAR = constant(`coalesce(pg_catalog.string_agg(pg_catalog.to_json(_postgrest_t.pgrst_scalar)::text || E'\\n', ''), '')`);
+
+const GEOJSON = constant(
+  `pg_catalog.json_build_object('type', 'FeatureCollection', 'features', coalesce(pg_catalog.json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))::text`,
+);
 
 const asBody = (x: Sql, binary: boolean): Sql => (binary ? sql`(${x})::bytea` : sql`(${x})::text`);
 
@@ -72,6 +81,8 @@ export function mediaBodySql(body: MediaBody): Sql {
     }
     case 'csv':
       return sql`(SELECT coalesce(pg_catalog.string_agg(a.k, ','), '') FROM (SELECT pg_catalog.json_object_keys(r)::text AS k FROM (SELECT pg_catalog.row_to_json(hh) AS r FROM ${body.header} AS hh LIMIT 1) AS s) AS a) || E'\\n' || ${CSV_LINES}`;
+    case 'geojson':
+      return GEOJSON;
     case 'ndjson':
       return body.scalar ? NDJSON_SCALAR : NDJSON_ROWS;
     case 'none':

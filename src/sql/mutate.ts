@@ -71,10 +71,10 @@ export interface MutateStatementOptions {
   /** `Accept: application/vnd.pgrst.object+json`: exactly one row, else DBRST116 (rolled back). */
   readonly singular: boolean;
   /**
-   * `Accept: text/csv` or `application/x-ndjson` with return=representation: the body is built in
-   * SQL as a read's is (sql/media.ts), not as the JSON array.
+   * `Accept: text/csv`, `application/x-ndjson` or `application/geo+json` with return=representation:
+   * the body is built in SQL as a read's is (sql/media.ts), not as the JSON array.
    */
-  readonly text?: 'csv' | 'ndjson';
+  readonly text?: 'csv' | 'ndjson' | 'geojson';
   /** server-max-response-bytes: a larger body fails the statement (sql/response-cap.ts). */
   readonly maxResponseBytes?: number;
 }
@@ -101,7 +101,9 @@ export function buildMutateStatement(plan: MutatePlan, opts: MutateStatementOpti
       ? mediaBodySql({ kind: 'csv', header: rowsFrom })
       : opts.text === 'ndjson'
         ? mediaBodySql({ kind: 'ndjson', scalar: false })
-        : sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text`;
+        : opts.text === 'geojson'
+          ? mediaBodySql({ kind: 'geojson' })
+          : sql`coalesce(pg_catalog.json_agg(_postgrest_t), '[]')::text`;
   const location =
     m.kind === 'insert' && plan.action === 'create' && plan.representation === 'headers-only' && plan.primaryKey.length > 0
       ? sql`CASE WHEN ${count} = 1 THEN (pg_catalog.json_agg(_postgrest_t) -> 0)::text END`

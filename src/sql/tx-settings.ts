@@ -40,7 +40,9 @@ function searchPathFor(schema: string, cfg: Pick<AppConfig, 'dbExtraSearchPath' 
   const paths = configSettings(cfg).searchPaths;
   let path = paths.get(schema);
   if (path === undefined) {
-    path = [schema, ...cfg.dbExtraSearchPath.filter((s) => s !== schema)].map(quoteIdent).join(', ');
+    // As PostgREST (iSchema : configDbExtraSearchPath): the exposed schema is not dropped from the
+    // extra ones, so functions and EXPLAIN's settings see `"public", "public"` where PostgREST's do.
+    path = [schema, ...cfg.dbExtraSearchPath].map(quoteIdent).join(', ');
     paths.set(schema, path); // one per exposed schema
   }
   return path;

@@ -45,7 +45,7 @@ t.test('request GUCs', async (t) => {
     t.notOk('cookie' in ctx.headers, 'the Cookie header is exposed as request.cookies only (PostgREST)');
     t.same(ctx.cookies, { session: 'abc123', theme: 'dark' });
     t.same(ctx.claims, claims, 'request.jwt.claims holds every claim');
-    t.equal(ctx.search_path, '"public", "extensions"', 'exposed schema + db-extra-search-path');
+    t.equal(ctx.search_path, '"public", "public", "extensions"', 'exposed schema + db-extra-search-path, as PostgREST (no deduplication)');
     t.equal(ctx.greeting, 'hello from config', 'app.settings.greeting');
     t.equal(ctx.other_thing, '42', 'app.settings.other_thing');
   });
@@ -81,7 +81,7 @@ t.test('request GUCs', async (t) => {
 t.test('without db-extra-search-path set: search_path is the schema then public', async (t) => {
   const s = await startTestServer(t, { fixtures: [fixture('sql', 'auth.sql')], config: { 'db-anon-role': 'auth_anon' } });
   const [ctx] = (await s.request('/request_context')).json();
-  t.equal(ctx.search_path, '"public"');
+  t.equal(ctx.search_path, '"public", "public"');
   t.equal(ctx.greeting, null, 'no app.settings configured');
   const res = await s.request('/extra_search_path');
   t.equal(res.status, 404, 'extensions is not on the search_path: the function is not found');

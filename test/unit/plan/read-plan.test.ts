@@ -89,8 +89,8 @@ t.test('unknown columns are 42703 like PostgreSQL says', async (t) => {
   t.match(planErr('projects', 'nope=eq.1'), { code: '42703', message: 'column projects.nope does not exist', hint: 'Perhaps you meant to reference the column "projects.name".' }, 'filter (PostgreSQL suggests name: distance 2)');
   t.match(planErr('projects', 'nothing=eq.1'), { code: '42703', message: 'column projects.nothing does not exist', hint: null }, 'nothing close: no hint');
   t.match(planErr('projects', 'order=nope'), { code: '42703', message: 'column projects.nope does not exist' }, 'order');
-  t.match(planErr('projects', 'select=id,clients(nope)'), { code: '42703', message: 'column clients.nope does not exist' }, 'embedded select');
-  t.match(planErr('projects', 'select=id,clients(id)&clients.nope=eq.1'), { code: '42703', message: 'column clients.nope does not exist' }, 'embedded filter');
+  t.match(planErr('projects', 'select=id,clients(nope)'), { code: '42703', message: 'column clients_1.nope does not exist' }, 'embedded select (PostgREST aliases an embedded table <table>_<depth>)');
+  t.match(planErr('projects', 'select=id,clients(id)&clients.nope=eq.1'), { code: '42703', message: 'column clients_1.nope does not exist' }, 'embedded filter');
   t.match(planErr('projects', 'select=id,clients(id)&order=clients(name)'), { code: '42703', message: 'column projects_clients_1.name does not exist' }, 'related order on an unselected column');
   t.match(planErr('projects', 'or=(id.eq.1,nope.eq.2)'), { code: '42703' }, 'inside a logic tree');
   t.match(planErr('items', 'select=nope->>a'), { code: '42703' }, 'JSON path on an unknown column');
