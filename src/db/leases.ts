@@ -78,6 +78,8 @@ interface InFlight {
   readonly bytes: number;
   /** Its class's usual time when it joined (ms; 0 when not known). */
   readonly ms: number;
+  /** It commits a write (SharePolicy.mayJoin). */
+  readonly writes: boolean;
   /** Lease.whenStalled's callback, until called or released. */
   onStall?: (() => void) | undefined;
 }
@@ -93,6 +95,8 @@ interface Shared {
   aheadBytes: number;
   /** The usual times of its batches in flight, added up (ms). */
   aheadMs: number;
+  /** Its batches in flight that commit a write. */
+  writes: number;
   broken: Error | null;
   held?: boolean;
   /** The batch a cancel request was sent for while others followed it (cancelWithOthers). */
@@ -115,13 +119,15 @@ const HAND_ON_MAX_MS = 1000;
 const servedMs = (s: Shared, b: InFlight, now: number): number => now - Math.max(b.started, s.lastDone);
 
 /** One connection's state as the policy is asked about it, refilled for each (no object per look). */
-const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0, aheadMs: 0 };
+const scratch: { -readonly [K in keyof ConnectionState]: ConnectionState[K] } = { depth: 0, headServingMs: 0, headClass: null, guarded: 0, aheadBytes: 0, aheadMs: 0, writes: 0 };
 
 const CANCELLED_WITH_OTHERS = new Error('a cancel request was sent while other batches followed on this connection: it is not reused');
 
 /** A request waiting for a connection (to join or of its own), first come first served. */
 interface Waiter {
   readonly key: string | null;
+  /** Its batch commits a write: never parked (see enqueue). */
+  readonly writes: boolean;
   readonly resolve: (lease: Lease | null) => void;
   readonly reject: (e: Error) => void;
   served: boolean;
@@ -168,37 +174,42 @@ export class LeaseManager {
     readonly policy: SharePolicy = new SharePolicy(),
   ) {}
 
-  /** A connection for one batch of request class `key` (e.g. its main statement's text). */
-  async acquire(key: string | null = null): Promise<Lease> {
-    return this.tryShare(key) ?? this.connect(key);
+  /**
+   * A connection for one batch of request class `key` (e.g. its main statement's text); `writes`:
+   * the batch commits a write (SharePolicy.mayJoin).
+   */
+  async acquire(key: string | null = null, writes = false): Promise<Lease> {
+    return this.tryShare(key, writes) ?? this.connect(key, writes);
   }
 
   /**
    * A busy connection the batch may join right now, or null (then `connect`). Split from acquire
    * so the common case, joining, costs the caller no promise and no await.
    */
-  tryShare(key: string | null): Lease | null {
+  tryShare(key: string | null, writes = false): Lease | null {
     if (this.waiting.length > 0) return null; // no overtaking those that wait
-    const shared = this.shareable(key, this.hasFreeConnection());
-    return shared ? this.lease(shared, key) : null;
+    const shared = this.shareable(key, this.hasFreeConnection(), writes);
+    return shared ? this.lease(shared, key, writes) : null;
   }
 
   /**
    * Wait in line for a connection: one of the pool's, or a busy one the batch may join once it is
    * first in line. Rejects when the pool's acquisition timeout passes first.
    */
-  connect(key: string | null): Promise<Lease> {
-    return this.enqueue(key, false).promise as Promise<Lease>;
+  connect(key: string | null, writes = false): Promise<Lease> {
+    return this.enqueue(key, false, writes).promise as Promise<Lease>;
   }
 
   /**
    * Connections running only batches known fast, and those asked of the pool for fast batches:
-   * what SharePolicyOptions.maxFastConnections bounds.
+   * what SharePolicyOptions.maxFastConnections bounds. Writes are not bounded by it, and a
+   * connection running one is not counted: its backend mostly waits for the WAL flush of its
+   * commit, not for a core, and commits flush together only when they run on several connections.
    */
   private fastConnections(): number {
     let n = 0;
-    for (const s of this.busy.values()) if (s.guarded === 0) n++;
-    for (const w of this.waiting) if (w.fast && !w.parked) n++;
+    for (const s of this.busy.values()) if (s.guarded === 0 && s.writes === 0) n++;
+    for (const w of this.waiting) if (w.fast && !w.parked && !w.writes) n++;
     return n;
   }
 
@@ -209,9 +220,9 @@ export class LeaseManager {
   hedge(key: string | null, avoid: pg.PoolClient): HedgeLease {
     this.hedges++;
     opsCounters.hedgesSent++;
-    const shared = this.shareable(key, this.hasFreeConnection(), avoid);
-    if (shared) return { lease: Promise.resolve(this.lease(shared, key)), abandon: () => undefined };
-    const { promise, waiter } = this.enqueue(key, true);
+    const shared = this.shareable(key, this.hasFreeConnection(), false, avoid);
+    if (shared) return { lease: Promise.resolve(this.lease(shared, key, false)), abandon: () => undefined };
+    const { promise, waiter } = this.enqueue(key, true, false);
     return {
       lease: promise,
       abandon: () => {
@@ -224,14 +235,14 @@ export class LeaseManager {
   }
 
   /** In line for a connection; `first` (a hedge: it has waited already) goes ahead and is never parked. */
-  private enqueue(key: string | null, first: boolean): { promise: Promise<Lease | null>; waiter: Waiter } {
+  private enqueue(key: string | null, first: boolean, writes: boolean): { promise: Promise<Lease | null>; waiter: Waiter } {
     const fast = this.policy.fast(key);
     const bound = this.policy.options.maxFastConnections;
     // Counted before this waiter is in line (fastConnections counts waiters not parked).
-    const park = !first && fast && bound !== Infinity && this.fastConnections() >= bound;
+    const park = !first && !writes && fast && bound !== Infinity && this.fastConnections() >= bound;
     let waiter!: Waiter;
     const promise = new Promise<Lease | null>((resolve, reject) => {
-      const w: Waiter = { key, resolve, reject, served: false, fast };
+      const w: Waiter = { key, writes, resolve, reject, served: false, fast };
       waiter = w;
       if (first) this.waiting.unshift(w);
       else this.waiting.push(w);
@@ -314,14 +325,14 @@ export class LeaseManager {
     const w = this.waiting.splice(i, 1)[0]!;
     this.served(w);
     const entry = this.busyEntry(client, performance.now());
-    w.resolve(this.lease(entry, w.key));
+    w.resolve(this.lease(entry, w.key, w.writes));
     this.serveWaiting();
   }
 
   private busyEntry(client: pg.PoolClient, fromPool: number): Shared {
     // The pool hands out only idle clients, and a client leaves `busy` only when it goes back to the
     // pool (handOn gives it a fresh entry instead).
-    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, broken: null, fromPool };
+    const entry: Shared = { client, inFlight: [], lastDone: 0, guarded: 0, aheadBytes: 0, aheadMs: 0, writes: 0, broken: null, fromPool };
     this.busy.set(client, entry);
     return entry;
   }
@@ -342,7 +353,7 @@ export class LeaseManager {
     if (now - entry.fromPool > HAND_ON_MAX_MS || this.pool.waitingCount > this.asking) return false;
     this.waiting.shift();
     this.served(w);
-    w.resolve(this.lease(this.busyEntry(entry.client, entry.fromPool), w.key));
+    w.resolve(this.lease(this.busyEntry(entry.client, entry.fromPool), w.key, w.writes));
     return true;
   }
 
@@ -350,11 +361,11 @@ export class LeaseManager {
   private serveWaiting(): void {
     while (this.waiting.length > 0) {
       const w = this.waiting[0]!;
-      const shared = this.shareable(w.key, this.hasFreeConnection());
+      const shared = this.shareable(w.key, this.hasFreeConnection(), w.writes);
       if (!shared) break;
       this.waiting.shift();
       this.served(w);
-      w.resolve(this.lease(shared, w.key));
+      w.resolve(this.lease(shared, w.key, w.writes));
     }
     // A waiter gone (joined, or failed) may have left room for a parked one.
     if (this.parkedCount > 0) this.unpark();
@@ -379,8 +390,8 @@ export class LeaseManager {
     return p.idleCount > 0 || p.totalCount < p.options.max;
   }
 
-  /** The least busy connection the policy lets a batch of `key` join. */
-  private shareable(key: string | null, free: boolean, avoid?: pg.PoolClient): Shared | null {
+  /** The least busy connection the policy lets a batch of `key` join (`writes`: it commits a write). */
+  private shareable(key: string | null, free: boolean, writes: boolean, avoid?: pg.PoolClient): Shared | null {
     const now = performance.now();
     const fast = this.policy.fast(key);
     const size = this.policy.size(key);
@@ -395,18 +406,20 @@ export class LeaseManager {
       state.guarded = s.guarded;
       state.aheadBytes = s.aheadBytes;
       state.aheadMs = s.aheadMs;
-      if (this.policy.mayJoin(state, fast, free, size)) best = s;
+      state.writes = s.writes;
+      if (this.policy.mayJoin(state, fast, free, size, writes)) best = s;
     }
     return best;
   }
 
-  private lease(entry: Shared, key: string | null): Lease {
-    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0 };
+  private lease(entry: Shared, key: string | null, writes: boolean): Lease {
+    const batch: InFlight = { key, started: performance.now(), guarded: !this.policy.fast(key), bytes: this.policy.size(key), ms: this.policy.average(key) ?? 0, writes };
     entry.inFlight.push(batch);
     if (entry.inFlight.length > 1) opsCounters.sharedBatches++;
     entry.aheadBytes += batch.bytes;
     entry.aheadMs += batch.ms;
     if (batch.guarded) entry.guarded++;
+    if (writes) entry.writes++;
     let released = false;
     return {
       client: entry.client,
@@ -436,6 +449,7 @@ export class LeaseManager {
         const i = entry.inFlight.indexOf(batch);
         if (i >= 0) entry.inFlight.splice(i, 1);
         if (batch.guarded) entry.guarded--;
+        if (writes) entry.writes--;
         entry.aheadBytes -= batch.bytes;
         entry.aheadMs -= batch.ms;
         if (!broken) this.policy.record(key, servedMs(entry, batch, now), bytes);

@@ -131,6 +131,8 @@ export interface ConnectionState {
   readonly aheadBytes: number;
   /** The usual times (SharePolicy.average) of the batches in flight, added up (ms). */
   readonly aheadMs: number;
+  /** Batches in flight that commit a write (their commit waits for its WAL flush). */
+  readonly writes: number;
 }
 
 export class SharePolicy {
@@ -183,11 +185,16 @@ export class SharePolicy {
 
   /**
    * Whether a batch (known fast or not) may join the connection. `freeConnection`: the pool could
-   * give it one of its own at once, so only the cheapest sharing is worth it.
+   * give it one of its own at once, so only the cheapest sharing is worth it. `joiningWrites`: the
+   * batch commits a write.
    */
-  mayJoin(c: ConnectionState, joiningFast: boolean, freeConnection: boolean, joiningBytes = 0): boolean {
+  mayJoin(c: ConnectionState, joiningFast: boolean, freeConnection: boolean, joiningBytes = 0, joiningWrites = false): boolean {
     const o = this.options;
     if (c.depth === 0) return true;
+    // While a connection is free, a write gets one of its own and nothing waits behind a write: a
+    // commit waits for its WAL flush, and commits on one connection flush one after the other while
+    // commits on several flush together (group commit). With none free, writes pipeline as reads do.
+    if (freeConnection && (joiningWrites || c.writes > 0)) return false;
     if (c.aheadBytes + joiningBytes > o.maxAheadBytes) return false;
     const guarded = !joiningFast || c.guarded > 0;
     // Fast behind fast only while those ahead usually take little time altogether (a batch not

@@ -111,10 +111,13 @@ export function runTransaction(pool: pg.Pool, tx: RequestTransaction, again = fa
   // The request's class for the sharing policy: the shape of its (first) main statement.
   const key = tx.statements[0]?.text ?? null;
   const manager = leases(pool);
+  // Its commit may have WAL to flush (a table write, or a volatile call that may write): such
+  // batches are spread over connections so that their commits flush together (db/share-policy.ts).
+  const writes = !tx.readOnly && tx.end === 'commit';
   // Joining a busy connection is synchronous: then no promise of our own around runOn's.
-  const lease = manager.tryShare(key);
+  const lease = manager.tryShare(key, writes);
   if (lease !== null) return runLeased(pool, tx, manager, key, lease, again);
-  return manager.connect(key).then(
+  return manager.connect(key, writes).then(
     (l) => runLeased(pool, tx, manager, key, l, again),
     (e: Error): TxOutcome => ({ ok: false, kind: 'acquire', error: e }),
   );

@@ -498,3 +498,38 @@ t.test('a connection whose batches are answered goes to the next in line without
     t.equal(pool.idleCount, 1);
   });
 });
+
+t.test('while connections are free, writes each get one (beyond the bound on fast ones) and nothing waits behind them', async (t) => {
+  const { db, pool } = await databaseWithPool(t, 6, 10, ['CREATE TABLE seen (pid int NOT NULL)']);
+  await openAll(pool, 6);
+  const manager = leases(pool);
+  // Fast batches on two connections at most, and windows no busy machine can outlast: the bound is
+  // what writes must not be held to, and the policy would let fast batches join while a connection is free.
+  Object.assign(manager.policy.options as object, { maxFastConnections: 2, fastMs: 60_000, slowMs: 60_000, firstMs: 60_000 });
+  // Each write waits, inside its transaction, for a lock this test holds: until it is released,
+  // PostgreSQL shows which backends the writes reached.
+  const write = { text: 'INSERT INTO seen (pid) SELECT pg_backend_pid() FROM (SELECT pg_advisory_xact_lock_shared(7)) AS l', values: [] };
+  const read = { text: 'SELECT $1::int AS n', values: [42] };
+  for (let i = 0; i < 3; i++) manager.policy.record(write.text, 0.5);
+  for (let i = 0; i < 3; i++) manager.policy.record(read.text, 0.5);
+  t.ok(manager.policy.fast(write.text) && manager.policy.fast(read.text), 'both classes are known fast');
+
+  await db.query('SELECT pg_advisory_lock(7)');
+  const writes = Array.from({ length: 5 }, () => runTransaction(pool, { ...base, statements: [write] }));
+  const waitingBackends = async () =>
+    Number((await db.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'"))[0]!.n);
+  let waiting = 0;
+  for (const until = Date.now() + 10_000; Date.now() < until && (waiting = await waitingBackends()) < 5; ) await sleep(20);
+  t.equal(waiting, 5, 'five writes wait in five backends at once: their commits would flush together');
+
+  const r = await Promise.race([runTransaction(pool, { ...base, readOnly: true, statements: [read] }), sleep(10_000).then(() => null)]);
+  t.ok(r?.ok, 'a read answers while the writes still wait: it took the free connection instead of joining one of them');
+  t.equal(await waitingBackends(), 5, 'they still wait');
+
+  await db.query('SELECT pg_advisory_unlock(7)');
+  const outcomes = await Promise.all(writes);
+  t.ok(outcomes.every((o) => o.ok), 'every write commits');
+  const rows = await db.query<{ pid: number }>('SELECT pid FROM seen');
+  t.equal(rows.length, 5);
+  t.equal(new Set(rows.map((row) => row.pid)).size, 5, 'each on a backend of its own');
+});

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { DEFAULT_SHARE_POLICY, LOCAL_SHARE_POLICY, SharePolicy, type ConnectionState } from '../../../src/db/share-policy.js';
 
-const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0, aheadMs = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes, aheadMs });
+const conn = (depth: number, headServingMs: number, headClass: string | null, guarded = 0, aheadBytes = 0, aheadMs = 0, writes = 0): ConnectionState => ({ depth, headServingMs, headClass, guarded, aheadBytes, aheadMs, writes });
 const feed = (p: SharePolicy, key: string, ...times: number[]) => times.forEach((ms) => p.record(key, ms));
 
 t.test('a class is fast after a few fast samples, and stays fast on a low average', async (t) => {
@@ -140,4 +140,20 @@ t.test('for a database on this machine, fast batches stack 32 deep', async (t) =
   t.equal(p.mayJoin(conn(1, 2.5, 'insert'), true, true), false, 'a head serving longer than 2 ms still takes no company');
   t.equal(p.mayJoin(conn(2, 0.1, 'insert', 1), false, false), false, 'and a batch not known fast still shares with one other at most');
   t.equal(new SharePolicy().mayJoin(conn(8, 0.1, 'x', 0, 0, 0), true, true), false, 'the default stays at 8');
+});
+
+t.test('while a connection is free, a write joins no connection and nothing joins a write; with none free, as before', async (t) => {
+  const p = new SharePolicy(LOCAL_SHARE_POLICY);
+  feed(p, 'ins', 1, 1, 1);
+  feed(p, 'sel', 0.1, 0.1, 0.1);
+  const reads = conn(1, 0.1, 'sel', 0, 0, 0.1);
+  const write = conn(1, 0.1, 'ins', 0, 0, 1, 1);
+  t.equal(p.mayJoin(reads, true, true), true, 'a read joins reads');
+  t.equal(p.mayJoin(reads, true, true, 0, true), false, 'a write takes a free connection rather than join reads');
+  t.equal(p.mayJoin(write, true, true, 0, true), false, 'nor does it join a write: the two commits flush together');
+  t.equal(p.mayJoin(write, true, true), false, 'a read does not wait behind a write for its flush');
+  t.equal(p.mayJoin(write, true, false, 0, true), true, 'none free: a write joins a write');
+  t.equal(p.mayJoin(reads, true, false, 0, true), true, 'or reads');
+  t.equal(p.mayJoin(write, true, false), true, 'and a read joins a write');
+  t.equal(p.mayJoin(conn(0, 0, null), true, true, 0, true), true, 'a connection with nothing in flight is as good as free');
 });
