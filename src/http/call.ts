@@ -35,6 +35,9 @@ import { buildCallStreamStatement } from '../sql/stream.js';
 import { framing, runStreamed } from './stream.js';
 import { streamFormat } from './stream-policy.js';
 import { legacyTargetWarning } from '../plan/filters.js';
+import { responseCapFailure } from '../sql/response-cap.js';
+import { limitedTo } from './read-prep.js';
+import { callAnswered, streamCallDirectly } from './stream-memo.js';
 
 export async function runCall(req: ApiRequest, routine: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   if (req.method !== 'POST') {
@@ -73,6 +76,18 @@ function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequ
 }
 
 /** The format a call's answer is streamed in, or null (http/stream-policy.ts). */
+/** The call statement's row: total_count, page_count, body, response headers, response status, postcondition. */
+type CallRow = [string | null, string, string | Buffer | null, string | null, string | null, unknown];
+
+/** A call's shape for http/stream-memo.ts: what its SQL depends on besides a POSTed body. */
+function callShapeKey(req: ApiRequest, call: PlannedCall): string {
+  const h = req.headers;
+  return `${req.method}\n${call.routine.schema}\n${call.routine.signature}\n${req.search}\n${h['accept'] ?? ''}\n${h['prefer'] ?? ''}\n${h['range'] ?? ''}\n${h['range-unit'] ?? ''}`;
+}
+
+/** The call with its read limited to `limit` rows (http/read-prep.ts limitedTo). */
+const limitedCall = (call: PlannedCall, limit: number): PlannedCall => ({ ...call, read: limitedTo(call.read, limit) });
+
 function streamableCall(call: PlannedCall, m: Negotiated['media'], req: ApiRequest, cfg: AppState['config']) {
   if (call.result.kind === 'void' || !call.result.setOf || call.maxAffected !== null) return null;
   return streamFormat(
@@ -108,15 +123,38 @@ export async function executeCall(
   const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);
   const format = streamableCall(call, m, req, cfg);
   const t1 = performance.now();
-  let row: [string | null, string, string | Buffer | null, string | null, string | null, unknown];
+  let row: CallRow | null = null;
   let streamed: BodyStream | null = null;
-  if (format !== null) {
+  // A STABLE or IMMUTABLE function that may answer large is first run buffered, limited to
+  // server-stream-threshold + 1 rows, as reads are (http/stream-memo.ts): a small answer is that one
+  // pipelined round trip. A VOLATILE one is never run twice (its side effects would be done twice).
+  const shapeKey = format !== null && call.routine.volatility !== 'volatile' ? callShapeKey(req, call) : null;
+  let buffered = format === null;
+  if (shapeKey !== null && !streamCallDirectly(shapeKey)) {
+    const probe = compile(buildCallStatement(limitedCall(call, cfg.serverStreamThreshold + 1), opts));
+    const outcome = await runRequestTransaction(req, who, app, [probe], { readOnly: call.readOnly, hedge: call.readOnly });
+    if (outcome.ok) {
+      const r = outcome.results[0]!.rows[0] as CallRow;
+      if (Number(r[1]) <= cfg.serverStreamThreshold) {
+        row = r;
+        buffered = true;
+        callAnswered(shapeKey, false);
+      }
+    } else if (outcome.kind !== 'database' || responseCapFailure(outcome.error) === null) {
+      return err(writeError(outcome, who, app));
+    }
+    // Else over the threshold or server-max-response-bytes: streamed (not bounded by the cap).
+  }
+  if (row !== null) {
+    // Answered by the limited run.
+  } else if (format !== null) {
     // May be large: a cursor (http/stream.ts). A small answer comes back whole, as if buffered.
     const r = call.routine.returns;
     // A VOLATILE function's call stays on the primary (http/read-route.ts).
     const s = await runStreamed(req, who, app, compile(buildCallStreamStatement(call, format)), framing(format, r.kind === 'scalar' ? r.type : null), call.routine.volatility !== 'volatile');
     if (!s.ok) return err(writeError(s, who, app));
     streamed = s.stream;
+    if (shapeKey !== null) callAnswered(shapeKey, s.stream !== null);
     row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];
   } else {
     const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
@@ -125,8 +163,9 @@ export async function executeCall(
     const hedge = call.readOnly && call.routine.volatility !== 'volatile';
     const outcome = await runRequestTransaction(req, who, app, [statement], { readOnly: call.readOnly, hedge });
     if (!outcome.ok) return err(writeError(outcome, who, app));
-    row = outcome.results[0]!.rows[0] as typeof row;
+    row = outcome.results[0]!.rows[0] as CallRow;
   }
+  if (row === null) throw new Error('unreachable: a call ran no statement');
   const t2 = performance.now();
   const timings = (): Record<string, number> => ({ plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 });
 
@@ -169,7 +208,7 @@ export async function executeCall(
   if (range.status === 416) return err({ ...range.error, headers });
 
   let body: string | Buffer;
-  if (opts.media !== undefined || format !== null) {
+  if (opts.media !== undefined || !buffered) {
     // A handler's or raw body, as SQL built it (no value: empty).
     body = row[2] ?? '';
   } else if (opts.body === 'single') {

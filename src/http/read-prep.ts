@@ -64,7 +64,7 @@ export function prepareRead(req: ApiRequest, relation: string, cache: SchemaCach
 }
 
 /** The plan with its root limited to `limit` rows (the same offset). */
-function limitedTo(plan: ReadPlan, limit: number): ReadPlan {
+export function limitedTo(plan: ReadPlan, limit: number): ReadPlan {
   const range = { offset: plan.range.offset, limit };
   return { ...plan, range, root: { ...plan.root, range } };
 }

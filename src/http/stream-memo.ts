@@ -19,3 +19,21 @@ export function answered(shape: object, wasLarge: boolean): void {
   if (wasLarge) large.add(shape);
   else large.delete(shape);
 }
+
+// Calls are planned per request (no shape object to hold on to), so their shapes are kept by key:
+// method, schema, function, query string (a GET's arguments), Accept, Prefer and Range — a POST's
+// arguments are not part of it, so one call whose answer was large sends the next of that function
+// and query straight to the cursor, which answers a small one whole all the same.
+const largeCalls = new Set<string>();
+const MAX_CALL_SHAPES = 1_000;
+
+export const streamCallDirectly = (key: string): boolean => largeCalls.has(key);
+
+/** The answer to a call of shape `key` was large (streamed) or small. */
+export function callAnswered(key: string, wasLarge: boolean): void {
+  if (!wasLarge) largeCalls.delete(key);
+  else {
+    if (largeCalls.size >= MAX_CALL_SHAPES) largeCalls.clear();
+    largeCalls.add(key);
+  }
+}

@@ -4,8 +4,9 @@
 // whose row count can exceed server-stream-threshold: no limit (Range, limit, db-max-rows) at or
 // under it, and not a lookup by the whole primary key (at most one row). No planner estimate: it
 // would cost a round trip on every request, and a run limited to the threshold + 1 rows already
-// tells a small answer from a large one (http/read.ts, http/stream-memo.ts; calls: the cursor's
-// first batch), and a small one is answered as a buffered one.
+// tells a small answer from a large one (http/read.ts, http/stream-memo.ts; calls of STABLE or
+// IMMUTABLE functions too, http/call.ts; a VOLATILE one runs once, so the cursor's first batch
+// tells), and a small one is answered as a buffered one.
 //
 // Kept buffered, because their head depends on the whole result or they are not reads: HEAD,
 // Prefer: count=… (Content-Range's total), the singular and nulls=stripped representations,
