@@ -6,7 +6,8 @@
 // Lines go to stderr through pino's asynchronous destination: a line is handed to the kernel at
 // once when no write is in flight, and lines written meanwhile go together in the next write, so a
 // busy server makes one write(2) per batch, not per request. pino flushes it synchronously on exit
-// (a crash's included); serve flushes it before its exit code is set (flushJsonLog).
+// (a crash's included); serve flushes it (flush) before a line of its own and on shutdown.
+import cluster from 'node:cluster';
 import pino from 'pino';
 import type { LogLevel } from '../config/types.js';
 import type { AccessEvent } from './access.js';
@@ -35,10 +36,13 @@ export function createJsonLogger(level: LogLevel, write?: (line: string) => void
       formatters: { level: (label) => ({ level: label }) },
       ...(redact ? { redact: { paths: ['authorization', 'cookie', 'password', 'secret', 'token', '*.authorization', '*.cookie', '*.password', '*.secret', '*.token'], censor: '********' } } : {}),
   });
-  // pino writes each line whole, with its newline; `write` takes it without.
-  const out: pino.DestinationStream = write === undefined
-    ? pino.destination({ dest: 2, sync: false })
-    : { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) };
+  // pino writes each line whole, with its newline; `write` takes it without. A cluster worker shares
+  // its stderr with the others: one write per line keeps lines whole there (a pipe write up to 4 KiB
+  // is atomic; a batch of lines is not and could interleave with another worker's).
+  const out: pino.DestinationStream = write !== undefined
+    ? { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) }
+    : cluster.isWorker ? { write: (s: string) => process.stderr.write(s) }
+    : pino.destination({ dest: 2, sync: false });
   const p = pino(options(PINO_LEVEL[level]), out);
   const accessLog = pino(options(PINO_LEVEL[level], false), out);
   // Lifecycle events are written at info whatever the log-level, as the text format's CLI lines are.
