@@ -186,6 +186,7 @@ async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: S
   } catch (e) {
     progress.clear();
     await embedded?.close();
+    if (isStructured(log)) log.flush(); // its lines before this one
     process.stderr.write(chalk.red(`✖ could not start: ${(e as Error).message}`) + '\n');
     process.stderr.write(`  database: ${maskUri(dbUri)}\n`);
     return 1;
@@ -212,6 +213,8 @@ async function serve(config: AppConfig, loaded: LoadedConfig | undefined, ctx: S
         if (isStructured(log)) lifecycle(log, 'shutdown', 'stopped', { signal });
         else say('stopped');
       }
+      // Every access line of the requests just finished is out before serve returns.
+      if (isStructured(log)) log.flush();
       resolve(0);
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,7 +1,13 @@
 // log-format=json: JSON lines through pino, one object per line. The same Logger as the text format
 // (log.ts) plus `access` (one event per request, written at info as the text access line is) and
 // `event` (lifecycle events with a name and fields). Callers pass names, codes and counts only;
-// `redact` is a second guard should a header object ever be handed to it.
+// `redact` is a second guard should a header object ever be handed to it (access lines skip it:
+// their fields are fixed by AccessEvent, which holds no header, and redaction walked every line).
+// Lines go to stderr through pino's asynchronous destination: a line is handed to the kernel at
+// once when no write is in flight, and lines written meanwhile go together in the next write, so a
+// busy server makes one write(2) per batch, not per request. pino flushes it synchronously on exit
+// (a crash's included); serve flushes it (flush) before a line of its own and on shutdown.
+import cluster from 'node:cluster';
 import pino from 'pino';
 import type { LogLevel } from '../config/types.js';
 import type { AccessEvent } from './access.js';
@@ -10,6 +16,8 @@ import type { Logger } from './log.js';
 export interface StructuredLogger extends Logger {
   access(e: AccessEvent): void;
   event(name: string, fields: Readonly<Record<string, unknown>>, level?: 'info' | 'warn' | 'error'): void;
+  /** Writes out the lines still buffered (before a direct stderr line or the exit code). */
+  flush(): void;
 }
 
 export function isStructured(log: Logger): log is StructuredLogger {
@@ -19,17 +27,24 @@ export function isStructured(log: Logger): log is StructuredLogger {
 const PINO_LEVEL: Record<LogLevel, pino.Level> = { crit: 'fatal', error: 'error', warn: 'warn', info: 'info', debug: 'debug' };
 const rank: Record<LogLevel, number> = { crit: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-export function createJsonLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): StructuredLogger {
-  const options = (at: pino.Level): pino.LoggerOptions => ({
+/** Tests pass `write` to collect lines (without their newline); serve writes to stderr. */
+export function createJsonLogger(level: LogLevel, write?: (line: string) => void): StructuredLogger {
+  const options = (at: pino.Level, redact = true): pino.LoggerOptions => ({
       level: at,
       base: { name: 'dbrest' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: ['authorization', 'cookie', 'password', 'secret', 'token', '*.authorization', '*.cookie', '*.password', '*.secret', '*.token'], censor: '********' },
+      ...(redact ? { redact: { paths: ['authorization', 'cookie', 'password', 'secret', 'token', '*.authorization', '*.cookie', '*.password', '*.secret', '*.token'], censor: '********' } } : {}),
   });
-  // pino writes each line whole, with its newline; `write` takes it without.
-  const out = { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) };
+  // pino writes each line whole, with its newline; `write` takes it without. A cluster worker shares
+  // its stderr with the others: one write per line keeps lines whole there (a pipe write up to 4 KiB
+  // is atomic; a batch of lines is not and could interleave with another worker's).
+  const out: pino.DestinationStream = write !== undefined
+    ? { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) }
+    : cluster.isWorker ? { write: (s: string) => process.stderr.write(s) }
+    : pino.destination({ dest: 2, sync: false });
   const p = pino(options(PINO_LEVEL[level]), out);
+  const accessLog = pino(options(PINO_LEVEL[level], false), out);
   // Lifecycle events are written at info whatever the log-level, as the text format's CLI lines are.
   const lifecycle = level === 'debug' ? p : pino(options('info'), out);
   return {
@@ -55,13 +70,25 @@ export function createJsonLogger(level: LogLevel, write: (line: string) => void 
         bytes: e.bytes,
         trace_id: e.traceId,
       };
-      if (e.status >= 500) p.error(fields);
-      else p.info(fields);
+      if (e.status >= 500) accessLog.error(fields);
+      else accessLog.info(fields);
     },
     event(name, fields, at = 'info') {
       lifecycle[at]({ event: name, ...fields });
     },
+    flush() {
+      flushSync(out);
+    },
   };
+}
+
+function flushSync(out: pino.DestinationStream): void {
+  const boom = out as Partial<{ flushSync(): void }>;
+  try {
+    boom.flushSync?.();
+  } catch {
+    // Nothing buffered yet (sonic-boom refuses a flush before its fd is open) or stderr closed.
+  }
 }
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
