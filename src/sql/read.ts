@@ -126,24 +126,18 @@ interface Apply {
   readonly where: boolean;
   readonly order: boolean;
   readonly range: boolean;
-  /**
-   * The node is the child of a to-many spread: its to-many embeds are joined as rows, not arrays,
-   * so the spread's arrays hold one entry per (child, grandchild) pair (PostgREST v13+ flattens).
-   */
-  readonly flatten?: boolean;
 }
 
 const ALL: Apply = { where: true, order: true, range: true };
 
 function nodeQuery(node: ReadNode, from: Sql, joinConds: ReadonlyArray<Sql>, apply: Apply): Sql {
-  const flatten = apply.flatten ?? false;
-  const { items, groupBy } = selectList(node, flatten);
-  const joins = node.embeds.map((e) => lateralJoin(e, node.alias, flatten));
+  const { items, groupBy } = selectList(node);
+  const joins = node.embeds.map((e) => lateralJoin(e, node.alias));
 
   const embedExists: EmbedExistsSql = (name, exists) => {
     const e = embedNamed(node, name);
     const L = ident(e.lateralAlias);
-    if (joinedAsRow(e, flatten)) return exists ? sql`${L} IS DISTINCT FROM NULL` : sql`${L} IS NOT DISTINCT FROM NULL`;
+    if (e.toOne) return exists ? sql`${L} IS DISTINCT FROM NULL` : sql`${L} IS NOT DISTINCT FROM NULL`;
     return exists ? sql`${L}.${L} IS NOT NULL` : sql`${L}.${L} IS NULL`;
   };
   const conds = [...joinConds, ...(apply.where ? node.where.map((l) => logicSql(node.alias, l, embedExists)) : [])];
@@ -199,15 +193,13 @@ function embedNamed(node: ReadNode, name: string): PlannedEmbed {
   return e;
 }
 
-/** A to-one embed, or a to-many one flattened into its to-many spread parent: one row per child. */
-const joinedAsRow = (e: PlannedEmbed, flatten: boolean): boolean => e.toOne || flatten;
-
-function lateralJoin(e: PlannedEmbed, parentAlias: string, flatten: boolean): Sql {
-  const childApply = e.spread && !e.toOne ? { ...ALL, flatten: true } : ALL;
-  const child = nodeQuery(e.node, embedFromSql(e, parentAlias), joinConditionsSql(e, parentAlias), childApply);
+// A to-many embed inside a to-many spread is aggregated per child like any other, so the spread's
+// array holds one array per child (PostgREST: `"supervisor_ids":[[3,4],[1,2]]`), never flattened.
+function lateralJoin(e: PlannedEmbed, parentAlias: string): Sql {
+  const child = nodeQuery(e.node, embedFromSql(e, parentAlias), joinConditionsSql(e, parentAlias), ALL);
   const L = ident(e.lateralAlias);
   const kind = e.joinType === 'inner' ? constant('INNER JOIN LATERAL') : constant('LEFT JOIN LATERAL');
-  if (joinedAsRow(e, flatten)) return sql`${kind} (${child}) AS ${L} ON TRUE`;
+  if (e.toOne) return sql`${kind} (${child}) AS ${L} ON TRUE`;
   const on = e.joinType === 'inner' ? sql`${L}.${L} IS NOT NULL` : constant('TRUE');
   if (e.spread) {
     // To-many spread (PostgREST v13+): one array per output column, and `L.L` (true, or NULL when
@@ -267,7 +259,7 @@ function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colum
  * position (JSON path keys are parameters, so the expressions themselves would not match), and
  * embedded JSON by its text (json has no equality operator).
  */
-function selectList(node: ReadNode, flatten: boolean): { items: Sql[]; groupBy: Sql[] } {
+function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   const items: Sql[] = [];
   const groupBy: Sql[] = [];
   const grouped = node.aggregates && !node.hoisted;
@@ -279,7 +271,7 @@ function selectList(node: ReadNode, flatten: boolean): { items: Sql[]; groupBy: 
   for (const e of node.embeds) {
     if (e.silent) continue;
     const L = ident(e.lateralAlias);
-    const asRow = joinedAsRow(e, flatten);
+    const asRow = e.toOne;
     if (e.spread && !asRow) {
       for (const name of outputNames(e.node)) {
         const array = sql`COALESCE(${L}.${ident(name)}, '[]')`;
