@@ -75,7 +75,6 @@ function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequ
   return body === undefined ? shape : { ...shape, media: body };
 }
 
-/** The format a call's answer is streamed in, or null (http/stream-policy.ts). */
 /** The call statement's row: total_count, page_count, body, response headers, response status, postcondition. */
 type CallRow = [string | null, string, string | Buffer | null, string | null, string | null, unknown];
 
@@ -88,6 +87,7 @@ function callShapeKey(req: ApiRequest, call: PlannedCall): string {
 /** The call with its read limited to `limit` rows (http/read-prep.ts limitedTo). */
 const limitedCall = (call: PlannedCall, limit: number): PlannedCall => ({ ...call, read: limitedTo(call.read, limit) });
 
+/** The format a call's answer is streamed in, or null (http/stream-policy.ts). */
 function streamableCall(call: PlannedCall, m: Negotiated['media'], req: ApiRequest, cfg: AppState['config']) {
   if (call.result.kind === 'void' || !call.result.setOf || call.maxAffected !== null) return null;
   return streamFormat(
