@@ -4,11 +4,10 @@
 // statement, with the bytes and headers of its bounded equivalent; a large one is run again as a
 // cursor and streamed, and its next request goes to the cursor directly. A VOLATILE function is
 // never run twice: it goes to the cursor only. Which statements ran is read from log-query's lines.
-import http from 'node:http';
-import pg from 'pg';
 import t from 'tap';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { STREAM_SQL } from './fixture.js';
+import { readWhileGated } from './gated.js';
 
 const BASE = { 'db-schemas': 'stream', 'db-anon-role': 'stream_anon', 'log-query': 'true', 'log-level': 'info' };
 const THRESHOLD = 100;
@@ -124,40 +123,13 @@ t.test('a VOLATILE function is never run twice: straight to the cursor, small or
 
 t.test('a large call answer streams: its first bytes arrive while its row 2,000 is not read yet', async (t) => {
   const { small, buffered } = await setup(t);
-  const holder = new pg.Client({ connectionString: small.db.uri });
-  await holder.connect();
-  t.teardown(() => holder.end());
-  await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
-
-  const chunks: Buffer[] = [];
-  let head: http.IncomingMessage | null = null;
-  const ended = new Promise<void>((resolve, reject) => {
-    http
-      .get(small.url + '/rpc/gated_rows', (res) => {
-        head = res;
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', resolve);
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-  // Generous bound: only proves that bytes come at all while the lock is held.
-  const deadline = Date.now() + 10_000;
-  while (chunks.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  t.ok(chunks.length > 0, 'bytes before row 2,000 can be read');
-  t.equal(head!.statusCode, 200);
-  t.match(Buffer.concat(chunks).toString(), /^\[\{"id":1,"name":"row 1","g":1\}/);
-  let waiting = 0;
-  while (waiting === 0 && Date.now() < deadline) {
-    const r = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`, [LOCK]);
-    waiting = r.rows[0].n as number;
-    if (waiting === 0) await new Promise((r) => setTimeout(r, 10));
-  }
-  t.equal(waiting, 1, 'the statement waits at row 2,000');
-
-  await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
-  await ended;
+  const gated = await readWhileGated(small.url + '/rpc/gated_rows', small.db.uri, LOCK);
+  t.ok(gated.early.length > 0, 'bytes before row 2,000 can be read');
+  t.equal(gated.status, 200);
+  t.match(gated.early.toString(), /^\[\{"id":1,"name":"row 1","g":1\}/);
+  // The request's backend is waiting at row 2,000 for the lock: not every row was read.
+  t.equal(gated.waiting, 1, 'the statement waits at row 2,000');
   const reference = await buffered.request('/rpc/gated_rows?limit=5000');
   t.equal(reference.status, 200);
-  t.ok(Buffer.concat(chunks).equals(reference.bytes), 'the whole body: the bounded call\'s bytes');
+  t.ok(gated.body.equals(reference.bytes), 'the whole body: the bounded call\'s bytes');
 });
