@@ -17,6 +17,8 @@ import path from 'node:path';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
 import type { SchemaCache } from '../catalog/types.js';
+import type { RouteGroup } from '../config/types.js';
+import { parseTemplate, SEGMENT_PATTERNS, type TemplateSegment } from '../mount/template.js';
 import type { ResponseSpec } from '../response/types.js';
 
 interface Asset {
@@ -199,6 +201,38 @@ export function shadowedByDocs(docsPath: string | null, cache: SchemaCache): str
   if (segments.length !== 1) return [];
   return cache.relations.filter((r) => r.name === segments[0]).map((r) => `${r.schema}.${r.name}`);
 }
+
+/**
+ * The route mounts whose template matches `docsPath` or a path below it (`GET /:slug` under
+ * `/_docs`): the explorer answers those URLs first. Literal overlaps are configuration errors
+ * already (config/validate.ts, docsPathCollision); these start with a parameter or a tail, so only
+ * some of their URLs are lost, silently without this. `METHODS path`, for a start-up warning.
+ */
+export function mountsShadowedByDocs(docsPath: string | null, routes: ReadonlyArray<RouteGroup>): string[] {
+  if (docsPath === null || docsPath === '') return [];
+  const docs = docsPath.split('/').filter((s) => s !== '');
+  const hidden: string[] = [];
+  for (const group of routes) {
+    for (const mount of group.routes) {
+      const t = parseTemplate(mount.path);
+      if (t.ok && templateReaches(t.value.segments, docs)) hidden.push(`${mount.methods.join(',')} ${mount.path}`);
+    }
+  }
+  return hidden;
+}
+
+/** Whether some path the template matches is `docs` or below it (segments, in order). */
+function templateReaches(template: ReadonlyArray<TemplateSegment>, docs: ReadonlyArray<string>): boolean {
+  for (const [i, d] of docs.entries()) {
+    const seg = template[i];
+    if (seg === undefined) return false; // the template ends above the explorer's path
+    if (seg.kind === 'tail') return true;
+    if (seg.kind === 'static' ? seg.text !== d : !admits(SEGMENT_PATTERNS[seg.type], d)) return false;
+  }
+  return true; // every segment of the explorer's path matched: the rest is below it
+}
+
+const admits = (pattern: string | null, segment: string): boolean => pattern === null || new RegExp(pattern).test(segment);
 
 /** Whether `pathname` is the explorer's (`docsPath` or below it). */
 export function isDocsPath(docsPath: string | null, pathname: string): docsPath is string {

@@ -25,7 +25,7 @@ import { cacheSchemas } from '../mount/check.js';
 import { mountTable } from './mount.js';
 import { createAdminServer } from './admin.js';
 import { listen, listenAdmin, listenUnix, urlHost } from './listen.js';
-import { shadowedByDocs } from './docs.js';
+import { mountsShadowedByDocs, shadowedByDocs } from './docs.js';
 import { adminRoutes, type AdminRoute } from './admin-routes.js';
 import type { LoadedConfig } from '../config/load.js';
 import { createMetrics, type Metrics } from '../observe/metrics.js';
@@ -209,6 +209,8 @@ export async function startServer(initial: AppConfig, dbUri: string, log: Logger
     mountTable(app, loaded.cache);
     const hidden = shadowedByDocs(config.serverDocsPath, loaded.cache);
     if (hidden.length > 0) log.warn(`server-docs-path ${config.serverDocsPath} hides ${hidden.slice(0, 3).join(', ')}${hidden.length > 3 ? ` and ${hidden.length - 3} more` : ''}: the API explorer answers there first; set server-docs-path to another path to reach them`);
+    const hiddenMounts = mountsShadowedByDocs(config.serverDocsPath, config.routes);
+    if (hiddenMounts.length > 0) log.warn(`server-docs-path ${config.serverDocsPath} hides the route mount${hiddenMounts.length > 1 ? 's' : ''} ${hiddenMounts.join(', ')} at ${config.serverDocsPath} and below: the API explorer answers there first; set server-docs-path to another path to reach them`);
     readyWaiters.forEach((w) => w());
     readyWaiters = [];
   };

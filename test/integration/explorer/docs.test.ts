@@ -147,3 +147,26 @@ t.test('a table the explorer hides is named in a start-up warning', async (t) =>
   await startTestServer(t, { db, logLines: quiet, config: { 'log-level': 'warn', 'db-schemas': 'public', 'db-anon-role': 'docs_anon', 'server-docs-path': '/explorer' } });
   t.notOk(quiet.some((l) => /hides/.test(l)), 'no warning when nothing is hidden');
 });
+
+t.test('a route mount whose template reaches the explorer path is named in a start-up warning', async (t) => {
+  const db = await createTestDatabase([]);
+  t.teardown(() => db.drop());
+  await db.query('DO $$ BEGIN CREATE ROLE docs_anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$');
+  await db.query(`CREATE FUNCTION public.echo_slug(slug text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT slug $$;
+    GRANT EXECUTE ON FUNCTION public.echo_slug(text) TO docs_anon`);
+  const mount = (path: string) => ({ method: 'GET', path, call: 'echo_slug', args: { slug: 'path.slug' } });
+  const base = { 'log-level': 'warn', 'db-schemas': 'public', 'db-anon-role': 'docs_anon', 'server-docs-path': '/_docs' };
+  const lines: string[] = [];
+  const routes = JSON.stringify([mount('/:slug'), mount('/:slug(int)/x'), mount('/p/:slug'), mount('/:a/:slug')]);
+  const s = await startTestServer(t, { db, logLines: lines, config: { ...base, routes } });
+  t.equal((await s.request('/_docs')).status, 301, 'the explorer answers where /:slug would');
+  t.same((await s.request('/hello')).json(), 'hello', 'the mount answers elsewhere');
+  const warned = lines.filter((l) => /server-docs-path \/_docs hides the route mount/.test(l));
+  t.equal(warned.length, 1, 'one warning');
+  t.match(warned[0], /hides the route mounts GET \/:slug, GET \/:a\/:slug at \/_docs and below: the API explorer answers there first/);
+  t.notMatch(warned[0], /:slug\(int\)|\/p\/:slug/, 'a typed parameter that cannot be "_docs" and a literal start elsewhere are not named');
+
+  const quiet: string[] = [];
+  await startTestServer(t, { db, logLines: quiet, config: { ...base, routes: JSON.stringify([mount('/:slug(int)'), mount('/p/:slug')]) } });
+  t.notOk(quiet.some((l) => /hides/.test(l)), 'no warning when no mount reaches the explorer');
+});
