@@ -21,6 +21,8 @@
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
 //                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
 //                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
+//                          and W1U and W2U, also only when named: W1 and W2 on a dbrest with
+//                          db-prepared-statements=true vs one with false;
 //                          and W1B and W2B, also only when named: W1 and W2 on a dbrest straight to
 //                          PostgreSQL vs one whose db-uri goes through PgBouncer (Debian's
 //                          /usr/sbin/pgbouncer, transaction mode, default_pool_size BENCH_POOL), both
@@ -669,6 +671,15 @@ function workerPairCases(): PairCase[] {
   return ['W1', 'W2'].map((id) => {
     const c = load.get(id)!;
     return { id: `${id}X2`, title: `${c.title}: 1 vs 2 workers`, a: { ...c, id: `${id}X2a`, title: '1 worker' }, b: { ...c, id: `${id}X2b`, title: '2 workers' } };
+  });
+}
+
+/** W1U, W2U: W1 and W2 on a dbrest with db-prepared-statements=true (a) and one with false (b). */
+function unpreparedPairCases(): PairCase[] {
+  const load = new Map(loadCases().map((c) => [c.id, c]));
+  return ['W1', 'W2'].map((id) => {
+    const c = load.get(id)!;
+    return { id: `${id}U`, title: `${c.title}: prepared vs unprepared statements`, a: { ...c, id: `${id}Ua`, title: 'db-prepared-statements=true' }, b: { ...c, id: `${id}Ub`, title: 'db-prepared-statements=false' } };
   });
 }
 
@@ -1370,7 +1381,7 @@ async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri:
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * [...pairCases().filter((c) => wanted(c.id)), ...workerPairCases().filter((c) => named(c.id)), ...poolerPairCases(cfg.pool).filter((c) => named(c.id))].length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
+  const loadCount = loadCases().filter((c) => wanted(c.id)).length + 2 * [...pairCases().filter((c) => wanted(c.id)), ...workerPairCases().filter((c) => named(c.id)), ...unpreparedPairCases().filter((c) => named(c.id)), ...poolerPairCases(cfg.pool).filter((c) => named(c.id))].length + 2 * ['C1', 'C2', 'C3'].filter(wanted).length + CONTENT_IDS.filter(wanted).length;
   // Watchdog: setup + every load run + W6 + W7, with generous slack; the run stops itself past it.
   const budgetS = 180 + loadCount * 2 * (cfg.seconds + cfg.warmup + 10) + cfg.w6Requests * 2 * 60 + cfg.w7Runs * 60;
   setTimeout(() => abort(`watchdog: still running after ${budgetS} s`, 1), budgetS * 1000).unref();
@@ -1464,6 +1475,17 @@ async function main(): Promise<number> {
     if ('reason' in up) log(`  worker cases not run: ${up.reason}`);
     else for (const c of workerPairs) pairs.push(await runPairCase(c, dbrestPort, port));
     await two.stop();
+  }
+  const unpreparedPairs = unpreparedPairCases().filter((c) => named(c.id));
+  if (unpreparedPairs.length > 0 && dbrestDown === null) {
+    log('starting a dbrest with db-prepared-statements=false…');
+    const port = await freePort();
+    const unprepared = startChild('dbrest-unprepared', [cfg.dbrestBin, 'serve'], { ...dbrestEnv, DBREST_SERVER_PORT: String(port), DBREST_DB_PREPARED_STATEMENTS: 'false' });
+    if (unprepared.pid) serverPids.set(port, unprepared.pid);
+    const up = await waitAnswering(port, unprepared, 30_000);
+    if ('reason' in up) log(`  unprepared cases not run: ${up.reason}`);
+    else for (const c of unpreparedPairs) pairs.push(await runPairCase(c, dbrestPort, port));
+    await unprepared.stop();
   }
   const poolerPairs = poolerPairCases(cfg.pool).filter((c) => named(c.id));
   if (poolerPairs.length > 0 && dbrestDown === null) pairs.push(...(await runPoolerPairs(poolerPairs, db.uri, dataset.uri, dbrestEnv)));
