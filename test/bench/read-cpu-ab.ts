@@ -85,17 +85,23 @@ try {
         DBREST_SERVER_PORT: String(port),
         DBREST_LOG_LEVEL: 'error',
       };
-      const child = spawn(process.execPath, [...(process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean), build.bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, [...(process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean), build.bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+      // With AB_NODE_ARGS=--trace-gc: young-generation collections counted per measured request.
+      let scavenges = 0;
+      child.stdout!.on('data', (b: Buffer) => void (scavenges += b.toString().split('Scavenge').length - 1));
       try {
         await waitUp(port);
         for (const k of cases) {
           wrk(port, files[k]!, 2); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
+          const scavengesBefore = scavenges;
           const n = wrk(port, files[k]!, seconds);
           const perReq = ((cpuTicks(child.pid!) - before) / TICK / n) * 1e6;
+          await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
+          const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests` : '';
           const key = `${k} ${build.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
-          console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request (${n} requests, ${(n / seconds).toFixed(0)} req/s)`);
+          console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request (${n} requests, ${(n / seconds).toFixed(0)} req/s${gc})`);
         }
       } finally {
         child.kill('SIGTERM');
