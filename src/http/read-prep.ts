@@ -3,6 +3,10 @@
 // method, under one schema cache and config. Reads of one shape (a client polling, a hot page) are
 // prepared once and then found by that key: a new schema cache (reload) starts afresh, and a
 // failure (400, 406, …) is not kept, so it is always answered as it is found.
+//
+// The key leaves out the values of simple filters (http/read-template.ts): `/tracks?id=eq.17` and
+// `/tracks?id=eq.90210` are one shape, kept once and checked once, and a read of it only puts its
+// own values into the statements' values and rebuilds its Content-Location.
 import type { SchemaCache } from '../catalog/types.js';
 import { findRelation } from '../catalog/lookup.js';
 import type { AppConfig } from '../config/types.js';
@@ -23,12 +27,18 @@ import { mediaBodyFor, readOffers } from './media.js';
 import { perCacheTable } from './cache-table.js';
 import { streamFormat } from './stream-policy.js';
 import { txEnd } from './tx.js';
+import { statementName } from '../db/transaction.js';
+import { fill, filterValues, standIns, templateOf, valuelessSearch, withFilterValues, type StatementTemplate } from './read-template.js';
 
 export interface PreparedRead {
+  /**
+   * As planned for the first read of the shape: its filter values may be another read's (only the
+   * statements, the location and the warning are this read's own).
+   */
   readonly plan: ReadPlan;
   readonly media: Negotiated;
   readonly mediaBody: MediaBody | undefined;
-  /** The main statement before compiling (EXPLAIN wraps it). */
+  /** The main statement before compiling (EXPLAIN wraps it; a shape with a plan media is never shared). */
   readonly main: Sql;
   /** Streamed through a cursor in this format (http/stream.ts), or null: buffered. */
   readonly format: StreamFormat | null;
@@ -44,6 +54,8 @@ export interface PreparedRead {
   /** Content-Location, or null when too long for a header. */
   readonly location: string | null;
   readonly warning: string | null;
+  /** The same object for every read of the shape (http/stream-memo.ts remembers shapes by it). */
+  readonly shape: object;
 }
 
 /** Longer Content-Location values are left out: most clients refuse response headers over 16 KiB. */
@@ -54,13 +66,89 @@ const MAX_KEY = 4096;
 
 export function prepareRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: AppConfig): Result<PreparedRead> {
   const h = req.headers;
-  const key = `${req.method}\n${req.schema}\n${relation}\n${req.search}\n${h['accept'] ?? ''}\n${h['prefer'] ?? ''}\n${h['range'] ?? ''}\n${h['range-unit'] ?? ''}`;
+  const rest = `${h['accept'] ?? ''}\n${h['prefer'] ?? ''}\n${h['range'] ?? ''}\n${h['range-unit'] ?? ''}`;
+  const valueless = valuelessSearch(req.search);
+  if (valueless !== null) {
+    const templated = templatedRead(req, relation, cache, cfg, `${req.method}\n${req.schema}\n${relation}\n${valueless}\n${rest}`);
+    if (templated !== null) return templated;
+  }
+  const key = `${req.method}\n${req.schema}\n${relation}\n${req.search}\n${rest}`;
   const shapes = shapesFor(cache, cfg);
   const hit = shapes.get(key);
   if (hit !== undefined) return ok(hit);
   const made = makeRead(req, relation, cache, cfg);
   if (made.ok && key.length <= MAX_KEY) shapes.set(key, made.value);
   return made;
+}
+
+/** A shape kept without its filter values: the first read's preparation and its statements' templates. */
+interface Template {
+  readonly first: PreparedRead;
+  readonly slots: number;
+  readonly statements: ReadonlyArray<StatementTemplate>;
+  readonly stream: StatementTemplate | null;
+  readonly probe: StatementTemplate | null;
+}
+
+/** Value-free shapes per schema cache and configuration (null: known not to be shareable). */
+const templatesFor = perCacheTable<Template | null>(1000);
+
+/**
+ * The read from its shape's template, made and checked on its first read; null when the shape is
+ * not shareable (then it is prepared by its whole query string).
+ */
+function templatedRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: AppConfig, key: string): Result<PreparedRead> | null {
+  const templates = templatesFor(cache, cfg);
+  const hit = templates.get(key);
+  if (hit === null) return null;
+  const values = filterValues(req.query);
+  if (hit !== undefined) {
+    if (values.length !== hit.slots) return null;
+    const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
+    return ok({
+      ...hit.first,
+      statements: hit.statements.map((t) => fill(t, values)),
+      streamStatement: hit.stream === null ? null : fill(hit.stream, values),
+      probeStatement: hit.probe === null ? null : fill(hit.probe, values),
+      location: location.length <= MAX_CONTENT_LOCATION ? location : null,
+    });
+  }
+  const made = makeRead(req, relation, cache, cfg);
+  if (!made.ok) return made;
+  if (key.length <= MAX_KEY) templates.set(key, templateFrom(made.value, req, relation, cache, cfg, values));
+  return made;
+}
+
+/** Plan the read again with stand-in values; the template when only the values' parameters differ. */
+function templateFrom(
+  own: PreparedRead,
+  req: ApiRequest,
+  relation: string,
+  cache: SchemaCache,
+  cfg: AppConfig,
+  values: ReadonlyArray<string>,
+): Template | null {
+  if (values.length === 0 || own.media.plan) return null;
+  const others = standIns(values.length);
+  const other = makeRead({ ...req, query: withFilterValues(req.query, others) }, relation, cache, cfg);
+  if (!other.ok) return null;
+  const b = other.value;
+  if (b.format !== own.format || b.warning !== own.warning || b.statements.length !== own.statements.length) return null;
+  const used = new Set<number>();
+  const one = (x: Statement | null, y: Statement | null): StatementTemplate | null | false => {
+    if (x === null || y === null) return x === y ? null : false;
+    return templateOf(x, y, values, others, x.name ?? statementName(x.text), used) ?? false;
+  };
+  const statements: StatementTemplate[] = [];
+  for (let i = 0; i < own.statements.length; i++) {
+    const t = one(own.statements[i]!, b.statements[i]!);
+    if (!t) return null;
+    statements.push(t);
+  }
+  const stream = one(own.streamStatement, b.streamStatement);
+  const probe = one(own.probeStatement, b.probeStatement);
+  if (stream === false || probe === false || used.size !== values.length) return null;
+  return { first: own, slots: values.length, statements, stream, probe };
 }
 
 /** The plan with its root limited to `limit` rows (the same offset). */
@@ -111,5 +199,6 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
     probeStatement: format === null ? null : compile(buildReadStatement(limitedTo(plan.value, cfg.serverStreamThreshold + 1), readOptions)),
     location: location.length <= MAX_CONTENT_LOCATION ? location : null,
     warning: legacyTargetWarning(plan.value.legacyTargets),
+    shape: {},
   });
 }

@@ -34,7 +34,7 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
   const t1 = performance.now();
   let result: ReadResult | null = null;
   const shape = prep.value;
-  if (format === null || !streamDirectly(shape)) {
+  if (format === null || !streamDirectly(shape.shape)) {
     // Buffered; a read that may be large is first run limited to server-stream-threshold + 1 rows
     // (http/stream-memo.ts), which answers it when it turns out small.
     const probing = format !== null;
@@ -53,13 +53,13 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     // small answer (rows deleted since) comes back whole, as if buffered.
     const s = await runStreamed(req, who, app, shape.streamStatement!, framing(format!));
     if (!s.ok) return err(apiErrorFromTx(s, who.authenticated, app));
-    answered(shape, s.stream !== null);
+    answered(shape.shape, s.stream !== null);
     const [headersGuc, statusGuc] = s.first.after;
     const gucs = { headersGuc: headersGuc ?? null, statusGuc: statusGuc ?? null };
     result = s.stream === null
       ? { total: null, pageCount: s.first.rows.length, body: s.body, ...gucs }
       : { total: null, pageCount: null, body: null, ...gucs, stream: s.stream };
-  } else if (format !== null) answered(shape, false);
+  } else if (format !== null) answered(shape.shape, false);
 
   const t2 = performance.now();
   const gucs = parseResponseGucs(result.headersGuc, result.statusGuc);
