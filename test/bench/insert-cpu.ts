@@ -2,7 +2,8 @@
 // /proc/<backend pid>/schedstat over a fixed number of batches, for each way of writing the insert
 // dbrest could send (and the floor's plain prepared INSERT), alternated over rounds on one
 // connection. Batches go through db/batch.ts as dbrest sends them (named statements, one Sync).
-//   node dist/test/bench/insert-cpu.js        (env: INS_ROUNDS=9 INS_BATCHES=1000 INS_FSYNC=off)
+//   node dist/test/bench/insert-cpu.js   (env: INS_ROUNDS=9 INS_BATCHES=1000 INS_FSYNC=off, INS_ONLY=0,5,8:
+//                                          the variants to run, by their index in VARIANTS)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,11 +58,11 @@ const VARIANTS: Record<string, () => BatchStatement[]> = {
   'settings, role unchanged (postgres)': () => [settings(HEADERS, 'postgres')],
   'settings, 2 KiB headers': () => [settings(JSON.stringify({ ...JSON.parse(HEADERS), cookieish: 'x'.repeat(2000) }), 'bench_anon')],
   'insert CTE (json_to_record), no settings': () => [named(cteInsert, [BODY])],
-  'dbrest now: settings + insert CTE': () => [settings(HEADERS, 'bench_anon'), named(cteInsert, [BODY])],
+  'settings + insert CTE (dbrest until ecff48e)': () => [settings(HEADERS, 'bench_anon'), named(cteInsert, [BODY])],
   'settings + CTE over VALUES ($1->>col)': () => [settings(HEADERS, 'bench_anon'), named(cteValuesInsert, [BODY])],
   'settings + CTE json_populate_record': () => [settings(HEADERS, 'bench_anon'), named(populate, [BODY])],
   'settings + plain INSERT from json_to_record': () => [settings(HEADERS, 'bench_anon'), named(plainFromJson, [BODY])],
-  'settings + plain INSERT + response GUC select': () => [settings(HEADERS, 'bench_anon'), named(plainFromJson, [BODY]), named(responseGucs, [])],
+  'dbrest now: settings + plain INSERT + GUC select': () => [settings(HEADERS, 'bench_anon'), named(plainFromJson, [BODY]), named(responseGucs, [])],
   'empty batch: SELECT 1': () => [named('SELECT 1', [])],
   'BEGIN; settings + insert CTE; COMMIT': () => [{ text: 'BEGIN', values: [] }, settings(HEADERS, 'bench_anon'), named(cteInsert, [BODY]), { text: 'COMMIT', values: [] }],
 };
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
     }
     for (const n of names) {
       const v = perVariant.get(n)!.sort((a, b) => a - b);
-      console.log(`${n.padEnd(46)} median ${v[v.length >> 1]!.toFixed(1)} µs/batch  (rounds: ${v.map((x) => x.toFixed(1)).join(', ')})`);
+      console.log(`${n.padEnd(50)} median ${v[v.length >> 1]!.toFixed(1)} µs/batch  (rounds: ${v.map((x) => x.toFixed(1)).join(', ')})`);
     }
   } finally {
     await client.end().catch(() => undefined);
