@@ -12,6 +12,7 @@
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
+import type { BatchResult } from '../db/batch.js';
 import type { TxOutcome } from '../db/transaction.js';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
@@ -24,7 +25,7 @@ import { readBodyFor, singularError } from '../response/read-body.js';
 import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { compile } from '../sql/fragment.js';
-import { buildMutateStatement, postconditionFailure } from '../sql/mutate.js';
+import { buildMutateStatement, plainInsertStatement, postconditionFailure, responseGucsStatement } from '../sql/mutate.js';
 import type { AppState } from './app.js';
 import { explainStatement } from './explain.js';
 import { plannedByShape } from './shape-memo.js';
@@ -52,26 +53,30 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
     const p = planMutate(r, relation, cache, cfg);
     if (!p.ok) return p;
     if (!media.ok) return media; // a plan error comes first, as PostgREST checks
-    return ok({ plan: p.value, statement: compile(buildMutateStatement(p.value, { singular, text, maxResponseBytes: cfg.serverMaxResponseBytes })) });
+    const plain = plainInsertStatement(p.value, { singular });
+    const statement = compile(plain ?? buildMutateStatement(p.value, { singular, text, maxResponseBytes: cfg.serverMaxResponseBytes }));
+    return ok({ plan: { mutate: p.value, plain: plain !== null }, statement });
   });
   if (!planned.ok) return planned;
-  const plan = planned.value.plan;
+  const { mutate: plan, plain } = planned.value.plan;
   if (!media.ok) return media;
   const t1 = performance.now();
-  const outcome = await runRequestTransaction(req, who, app, [planned.value.statement]);
+  const outcome = await runRequestTransaction(req, who, app, plain ? [planned.value.statement, responseGucsStatement] : [planned.value.statement]);
   if (!outcome.ok) return err(writeError(outcome, who, app, plan.rowLimit));
   const t2 = performance.now();
 
-  const row = outcome.results[0]!.rows[0] as [string, string | null, string | null, number | null, string | null, string | null, unknown];
-  const res = respondMutate(req, plan, media.value, cfg, {
-    pageCount: Number(row[0]),
-    body: row[1],
-    location: row[2],
-    inserted: row[3],
-    gucHeaders: row[4],
-    gucStatus: row[5],
-  });
+  const res = respondMutate(req, plan, media.value, cfg, writtenOf(outcome.results, plain));
   return res.ok ? ok({ ...res.value, timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 } }) : res;
+}
+
+/** What the statement(s) answered: the CTE's one row, or a plain insert's command tag and GUC select. */
+function writtenOf(results: ReadonlyArray<BatchResult>, plain: boolean): WriteResult {
+  if (plain) {
+    const gucs = results[1]!.rows[0] as [string | null, string | null];
+    return { pageCount: results[0]!.rowCount ?? 0, body: null, location: null, inserted: null, gucHeaders: gucs[0], gucStatus: gucs[1] };
+  }
+  const row = results[0]!.rows[0] as [string, string | null, string | null, number | null, string | null, string | null, unknown];
+  return { pageCount: Number(row[0]), body: row[1], location: row[2], inserted: row[3], gucHeaders: row[4], gucStatus: row[5] };
 }
 
 /** A failed transaction in the error model; a failed postcondition becomes its own error. */
