@@ -241,7 +241,11 @@ function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colum
       return sql`${castSql(constant('COUNT(*)'), s.cast)} AS ${ident(s.outputName)}`;
     case 'field': {
       const plain = s.cast === null && s.aggregate === null && s.field.jsonPath.length === 0;
-      if (plain && s.field.toJson) return sql`${qualified(s.field.toJson)}(${fieldSql(alias, s.field)}) AS ${ident(s.outputName)}`;
+      // A domain representation shapes the column before any cast the request asks for, as
+      // PostgREST's: `clr::text` is the text of the represented JSON, not of the stored value.
+      if (s.field.toJson && s.aggregate === null && s.field.jsonPath.length === 0) {
+        return sql`${castSql(sql`${qualified(s.field.toJson)}(${fieldSql(alias, s.field)})`, s.cast)} AS ${ident(s.outputName)}`;
+      }
       if (plain && s.outputName === s.field.column && !s.field.computed) return fieldSql(alias, s.field);
       let x = castSql(fieldSql(alias, s.field), s.cast);
       if (s.aggregate !== null) x = castSql(sql`${AGGREGATE[s.aggregate]}(${x})`, s.aggregateCast);
