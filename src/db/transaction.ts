@@ -35,7 +35,8 @@ export interface RequestTransaction {
 }
 
 export type TxOutcome =
-  | { readonly ok: true; readonly results: ReadonlyArray<BatchResult>; readonly ms: number }
+  /** leasedAt: performance.now() when the connection (or batch slot) was in hand (the acquire span's end). */
+  | { readonly ok: true; readonly results: ReadonlyArray<BatchResult>; readonly ms: number; readonly leasedAt: number }
   | { readonly ok: false; readonly kind: 'acquire'; readonly error: Error }
   | { readonly ok: false; readonly kind: 'database'; readonly error: PgError }
   | { readonly ok: false; readonly kind: 'connection'; readonly error: Error };
@@ -199,7 +200,7 @@ async function runOn(pool: pg.Pool, tx: RequestTransaction, lease: Lease, again:
     for (const r of results) bytes += r.bytes;
     const releasing = release(undefined, bytes);
     if (releasing) await releasing;
-    return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started };
+    return { ok: true, results: results.slice(firstMain, firstMain + tx.statements.length), ms: performance.now() - started, leasedAt: started };
   } catch (e) {
     await closing;
     const cause = e instanceof BatchError ? e.cause : e;

@@ -20,7 +20,7 @@ import { runRead } from './read.js';
 import { renderRoot } from './root.js';
 import { UNMATCHED_ROUTE } from '../observe/metrics.js';
 import { routeLabel } from '../observe/route-label.js';
-import { tracingOn } from '../observe/spans.js';
+import { acquiredMs, tracingOn } from '../observe/spans.js';
 
 export interface Handled {
   readonly response: ResponseSpec;
@@ -30,6 +30,8 @@ export interface Handled {
   readonly route?: string;
   /** The role the request ran as, when it was authenticated. */
   readonly role?: string;
+  /** Milliseconds its transaction waited for a connection, for the `acquire` span (set while tracing). */
+  readonly acquireMs?: number;
 }
 
 export function errorResponse(e: ApiError, app: AppState, method: string): Handled {
@@ -113,7 +115,8 @@ export async function handleRequest(input: HttpInput, app: AppState): Promise<Ha
   // Server-Timing and spans only: without them, the response goes out as the action built it (no copies).
   if (!app.config.serverTimingEnabled && !tracingOn()) return { response: result.value, errorCode: null, route, role };
   const timings = { jwt: t1 - t0, parse: t2 - t1, ...result.value.timings };
-  return { response: { ...result.value, timings }, errorCode: null, route, role };
+  const acquireMs = acquiredMs(req);
+  return { response: { ...result.value, timings }, errorCode: null, route, role, ...(acquireMs === undefined ? {} : { acquireMs }) };
 }
 
 /**

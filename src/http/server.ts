@@ -268,7 +268,7 @@ export function createHttpServer(app: AppState, observe: RequestObserver | null 
       const event = accessEvent(requestId, method, handled, clientClosed ? 499 : status, performance.now() - started, req, jsonLine);
       observe?.(event);
       if (jsonLine) app.log.access(event);
-      if (spans) emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings);
+      if (spans) emitSpans(event, performance.timeOrigin + started, req.headers.traceparent, handled.response.timings, handled.acquireMs);
     }
     if (!structured && logged) {
       const ms = performance.now() - started;

@@ -3,6 +3,7 @@
 import type { AuthResult } from '../auth/jwt.js';
 import type { AppConfig } from '../config/types.js';
 import { runTransaction, type TxOutcome } from '../db/transaction.js';
+import { noteAcquire, tracingOn } from '../observe/spans.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Preferences } from '../request/types.js';
 import { compile, ident, qualified, sql, type Statement } from '../sql/fragment.js';
@@ -81,6 +82,12 @@ export function runRequestTransaction(
   };
   // A read that may run twice may run on a read replica, and again on the primary if that fails
   // (http/read-route.ts).
-  if (app.replicas && readOnly && hedge && replicaAllowed(req)) return onReadPool(app, true, (pool) => runTransaction(pool, tx));
-  return runTransaction(app.pool, tx);
+  // The wait for a connection is timed for the `acquire` span only: nothing when no SDK is registered.
+  const asked = tracingOn() ? performance.now() : -1;
+  const running = app.replicas && readOnly && hedge && replicaAllowed(req) ? onReadPool(app, true, (pool) => runTransaction(pool, tx)) : runTransaction(app.pool, tx);
+  if (asked < 0) return running;
+  return running.then((o) => {
+    if (o.ok) noteAcquire(req, o.leasedAt - asked);
+    return o;
+  });
 }

@@ -6,6 +6,7 @@ import client from 'prom-client';
 import type { Pool } from '../db/pool.js';
 import type { AccessEvent } from './access.js';
 import { opsCounters } from './counters.js';
+import { SeriesHistogram, type Series } from './series.js';
 
 /** The route label of a request dbrest could not tie to a relation, function or mount. */
 export const UNMATCHED_ROUTE = '(unmatched)';
@@ -29,12 +30,6 @@ export interface Metrics {
   readonly contentType: string;
 }
 
-interface Children {
-  readonly duration: client.Histogram.Internal<Labels>;
-  readonly count: client.Counter.Internal;
-}
-type Labels = 'route' | 'method' | 'status_class' | 'code';
-
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 const statusClass = (s: number): string => STATUS_CLASSES[Math.floor(s / 100) - 1] ?? 'other';
 
@@ -45,26 +40,18 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
 
-  const duration = new client.Histogram<Labels>({
-    name: 'dbrest_http_request_duration_seconds',
-    help: 'Time from a request read to its answer written, by route template, method, status class and error code.',
-    labelNames: ['route', 'method', 'status_class', 'code'],
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
-  const requests = new client.Counter<Labels>({
-    name: 'dbrest_http_requests_total',
-    help: 'Requests answered, by route template, method, status class and error code.',
-    labelNames: ['route', 'method', 'status_class', 'code'],
-    registers: [registry],
-  });
-  const dbTime = new client.Histogram<'route'>({
-    name: 'dbrest_db_request_duration_seconds',
-    help: "Time a request spent in its database transaction (Server-Timing's `transaction`), by route template.",
-    labelNames: ['route'],
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
+  // Counted in plain numbers per label tuple (observe/series.ts), read by the registry at scrape time.
+  const duration = new SeriesHistogram(
+    'dbrest_http_request_duration_seconds',
+    'Time from a request read to its answer written, by route template, method, status class and error code.',
+    REQUEST_BUCKETS, registry,
+  );
+  duration.countsAs('dbrest_http_requests_total', 'Requests answered, by route template, method, status class and error code.', registry);
+  const dbTime = new SeriesHistogram(
+    'dbrest_db_request_duration_seconds',
+    "Time a request spent in its database transaction (Server-Timing's `transaction`), by route template.",
+    REQUEST_BUCKETS, registry,
+  );
 
   const poolGauge = (name: string, help: string, read: () => number) =>
     new client.Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
@@ -109,11 +96,11 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
   new client.Gauge({ name: 'dbrest_schema_cache_relations', help: 'Relations (tables, views) in the schema cache.', registers: [registry], collect() { this.set(state.relations); } });
   new client.Gauge({ name: 'dbrest_schema_cache_functions', help: 'Functions in the schema cache.', registers: [registry], collect() { this.set(state.functions); } });
 
-  // Label children resolved once per (route, method, status class, code) and kept: the hot path is
-  // four Map lookups and two observes, no label objects built per request.
-  const children = new Map<string, Map<string, Map<string, Map<string, Children>>>>();
-  const dbChildren = new Map<string, client.Histogram.Internal<'route'>>();
-  const child = (route: string, method: string, cls: string, code: string): Children => {
+  // A series resolved once per (route, method, status class, code) and kept: the hot path is four
+  // Map lookups and two observations, no label object built or hashed per request.
+  const children = new Map<string, Map<string, Map<string, Map<string, Series>>>>();
+  const dbChildren = new Map<string, Series>();
+  const child = (route: string, method: string, cls: string, code: string): Series => {
     let byMethod = children.get(route);
     if (byMethod === undefined) children.set(route, (byMethod = new Map()));
     let byClass = byMethod.get(method);
@@ -121,10 +108,7 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
     let byCode = byClass.get(cls);
     if (byCode === undefined) byClass.set(cls, (byCode = new Map()));
     let c = byCode.get(code);
-    if (c === undefined) {
-      c = { duration: duration.labels(route, method, cls, code), count: requests.labels(route, method, cls, code) };
-      byCode.set(code, c);
-    }
+    if (c === undefined) byCode.set(code, (c = duration.series({ route, method, status_class: cls, code })));
     return c;
   };
 
@@ -132,13 +116,11 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
     registry,
     contentType: registry.contentType,
     requestDone(e) {
-      const c = child(e.route, e.method, statusClass(e.status), e.code ?? '');
-      c.duration.observe(e.durationMs / 1000);
-      c.count.inc();
+      duration.observe(child(e.route, e.method, statusClass(e.status), e.code ?? ''), e.durationMs / 1000);
       if (e.dbMs !== null) {
         let d = dbChildren.get(e.route);
-        if (d === undefined) dbChildren.set(e.route, (d = dbTime.labels(e.route)));
-        d.observe(e.dbMs / 1000);
+        if (d === undefined) dbChildren.set(e.route, (d = dbTime.series({ route: e.route })));
+        dbTime.observe(d, e.dbMs / 1000);
       }
     },
     schemaCacheLoaded(seconds, next) {

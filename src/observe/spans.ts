@@ -1,8 +1,9 @@
 // OpenTelemetry spans of a request through @opentelemetry/api: nothing at all unless the process
 // registers an SDK (tracingOn). Spans are made when the request ends, from its stage timings, as
 // children of the client's `traceparent` span when it sent a valid one: `parse` (authentication and
-// the URL grammar), `plan`, `execute` (the transaction, waiting for a connection included) and
-// `respond` (the body built), the names issue 29 gives; Server-Timing keeps PostgREST's.
+// the URL grammar), `plan`, `acquire` (waiting for a pooled connection or a batch slot on a shared
+// one), `execute` (the transaction from there) and `respond` (the body built), the names issue 29
+// gives; Server-Timing keeps PostgREST's (its `transaction` is acquire and execute).
 import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import type { AccessEvent } from './access.js';
 
@@ -17,10 +18,17 @@ export function tracingOn(): boolean {
   return !(p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER);
 }
 
+// The acquire wait of a request's transaction (http/tx.ts, only while tracing), by its ApiRequest.
+const acquired = new WeakMap<object, number>();
+export function noteAcquire(req: object, ms: number): void {
+  acquired.set(req, ms);
+}
+export const acquiredMs = (req: object): number | undefined => acquired.get(req);
+
 /** Server-Timing's stage names → the spans' (jwt and parse make one `parse`). */
 const SPAN_OF: Readonly<Record<string, string>> = { jwt: 'parse', parse: 'parse', plan: 'plan', transaction: 'execute', response: 'respond' };
 
-export function emitSpans(e: AccessEvent, startedEpochMs: number, traceparent: string | string[] | undefined, timings: Readonly<Record<string, number>> | undefined): void {
+export function emitSpans(e: AccessEvent, startedEpochMs: number, traceparent: string | string[] | undefined, timings: Readonly<Record<string, number>> | undefined, acquireMs?: number): void {
   let parent = ROOT_CONTEXT;
   if (e.traceId !== null && typeof traceparent === 'string') {
     const m = TRACEPARENT.exec(traceparent.trim());
@@ -50,7 +58,12 @@ export function emitSpans(e: AccessEvent, startedEpochMs: number, traceparent: s
     const ctx = trace.setSpan(ROOT_CONTEXT, root);
     let at = startedEpochMs;
     for (const [name, ms] of stages) {
-      tracer.startSpan(name, { startTime: at }, ctx).end(at + ms);
+      if (name === 'execute' && acquireMs !== undefined) {
+        // The wait is part of Server-Timing's `transaction`: it comes first, execute is the rest.
+        const wait = Math.max(0, Math.min(acquireMs, ms));
+        tracer.startSpan('acquire', { startTime: at }, ctx).end(at + wait);
+        tracer.startSpan(name, { startTime: at + wait }, ctx).end(at + ms);
+      } else tracer.startSpan(name, { startTime: at }, ctx).end(at + ms);
       at += ms;
     }
   }

@@ -6,9 +6,11 @@
 // order + limit), reads them again and divides by the requests wrk counted. The server's stderr (the
 // JSON lines) goes through a pipe read by this process, as under the bench.
 //   node dist/test/bench/observe-cpu.js            (env: OBS_ROUNDS=3 OBS_SECONDS=5 OBS_CASES=W1,W2
-//                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8)
+//                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8
+//                                                    OBS_COMBOS='both off,both on'
+//                                                    OBS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p')
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,11 +33,27 @@ const COMBOS = [
   { name: 'json only', metrics: false, json: true },
   { name: 'both on', metrics: true, json: true },
 ] as const;
+const combos = process.env.OBS_COMBOS ? COMBOS.filter((c) => process.env.OBS_COMBOS!.split(',').includes(c.name)) : COMBOS;
+const nodeArgs = (process.env.OBS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+}
+
+/** utime+stime per thread name (main, libuv-worker, V8 workers…), for OBS_THREADS=1. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
+    } catch { /* the thread ended */ }
+  }
+  return out;
 }
 
 async function waitUp(port: number): Promise<void> {
@@ -72,7 +90,7 @@ try {
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     // Rotated each round so no combination always runs first (or after the same one).
-    const order = COMBOS.map((_, i) => COMBOS[(i + round) % COMBOS.length]!);
+    const order = combos.map((_, i) => combos[(i + round) % combos.length]!);
     for (const combo of order) {
       const port = await freePort();
       const env: Record<string, string> = {
@@ -83,7 +101,7 @@ try {
         ...(combo.json ? { DBREST_LOG_FORMAT: 'json' } : {}),
         ...(combo.metrics ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}),
       };
-      const child = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let lines = 0;
       child.stderr.on('data', (b: Buffer) => { for (const x of b) if (x === 10) lines++; });
       try {
@@ -91,8 +109,13 @@ try {
         for (const k of cases) {
           wrk(port, files[k]!, 2); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
+          const threadsBefore = process.env.OBS_THREADS ? threadTicks(child.pid!) : null;
           const n = wrk(port, files[k]!, seconds);
           const perReq = ((cpuTicks(child.pid!) - before) / TICK / n) * 1e6;
+          if (threadsBefore !== null) {
+            const by = [...threadTicks(child.pid!)].map(([name, t]) => `${name} ${(((t - (threadsBefore.get(name) ?? 0)) / TICK / n) * 1e6).toFixed(1)}`);
+            console.log(`  µs CPU/request by thread: ${by.join(', ')}`);
+          }
           const key = `${k} ${combo.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
           console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request (${n} requests)`);
@@ -108,7 +131,7 @@ try {
   for (const k of cases) {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(results.get(`${k} both off`)!);
-    for (const combo of COMBOS) {
+    for (const combo of combos) {
       const m = median(results.get(`${k} ${combo.name}`)!);
       console.log(`  ${k} ${combo.name.padEnd(12)} ${m.toFixed(1).padStart(7)}  ${combo.name === 'both off' ? '' : `${(((m - base) / base) * 100).toFixed(1)} %`}   [${results.get(`${k} ${combo.name}`)!.map((x) => x.toFixed(0)).join(', ')}]`);
     }
