@@ -9,23 +9,19 @@
 //                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8
 //                                                    OBS_COMBOS='both off,both on'
 //                                                    OBS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p')
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { freePort, startEmbeddedPostgres } from '../../src/embedded/postgres.js';
-import { ANON_ROLE, datasetSql, scaledSize } from './dataset.js';
+import { freePort } from '../../src/embedded/postgres.js';
+import { ANON_ROLE } from './dataset.js';
+import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, threadTicks, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
 const rounds = Number(process.env.OBS_ROUNDS ?? 3);
 const seconds = Number(process.env.OBS_SECONDS ?? 5);
 const connections = Number(process.env.OBS_CONNECTIONS ?? 8);
-const cases = (process.env.OBS_CASES ?? 'W1,W2').split(',');
-const size = scaledSize(Number(process.env.OBS_SCALE ?? 0.1));
-const TICK = 100; // USER_HZ: /proc times are in 1/100 s
+const cases = (process.env.OBS_CASES ?? 'W1,W2').split(',') as Array<'W1' | 'W2'>;
 
 const COMBOS = [
   { name: 'both off', metrics: false, json: false },
@@ -36,56 +32,9 @@ const COMBOS = [
 const combos = process.env.OBS_COMBOS ? COMBOS.filter((c) => process.env.OBS_COMBOS!.split(',').includes(c.name)) : COMBOS;
 const nodeArgs = (process.env.OBS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
-}
-
-/** utime+stime per thread name (main, libuv-worker, V8 workers…), for OBS_THREADS=1. */
-function threadTicks(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
-    } catch { /* the thread ended */ }
-  }
-  return out;
-}
-
-async function waitUp(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return; } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('dbrest did not answer');
-}
-
-function wrk(port: number, script: string, secs: number): number {
-  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${secs}s`, '-s', script, `http://127.0.0.1:${port}`], { encoding: 'utf8' });
-  const m = /(\d+) requests in/.exec(r.stdout);
-  if (!m) throw new Error(`wrk: ${r.stdout}${r.stderr}`);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
-  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed answers`);
-  return Number(m[1]);
-}
-
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-obs-'));
-const db = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false });
+const db = await benchDatabase('obs', Number(process.env.OBS_SCALE ?? 0.1));
 try {
-  const c = new pg.Client({ connectionString: db.uri });
-  await c.connect();
-  await c.query(datasetSql(size));
-  await c.end();
-  const scripts: Record<string, string> = {
-    W1: `request = function() return wrk.format("GET", "/tracks?id=eq." .. math.random(1, ${size.tracks}), {["Accept"]="application/json"}) end`,
-    W2: `request = function() return wrk.format("GET", "/tracks?album_id=lte.${Math.floor(size.albums / 2)}&order=id.desc&limit=50", {["Accept"]="application/json"}) end`,
-  };
-  const files: Record<string, string> = {};
-  for (const [k, s] of Object.entries(scripts)) writeFileSync((files[k] = path.join(tmp, `${k}.lua`)), s);
+  const files = readScripts(db.size, db.dir);
 
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
@@ -107,13 +56,13 @@ try {
       try {
         await waitUp(port);
         for (const k of cases) {
-          wrk(port, files[k]!, 2); // warm-up: JIT, caches, pool
+          await wrk(port, files[k], 2, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
           const threadsBefore = process.env.OBS_THREADS ? threadTicks(child.pid!) : null;
-          const n = wrk(port, files[k]!, seconds);
-          const perReq = ((cpuTicks(child.pid!) - before) / TICK / n) * 1e6;
+          const n = await wrk(port, files[k], seconds, connections);
+          const perReq = perRequestUs(cpuTicks(child.pid!) - before, n);
           if (threadsBefore !== null) {
-            const by = [...threadTicks(child.pid!)].map(([name, t]) => `${name} ${(((t - (threadsBefore.get(name) ?? 0)) / TICK / n) * 1e6).toFixed(1)}`);
+            const by = [...threadTicks(child.pid!)].map(([name, t]) => `${name} ${perRequestUs(t - (threadsBefore.get(name) ?? 0), n).toFixed(1)}`);
             console.log(`  µs CPU/request by thread: ${by.join(', ')}`);
           }
           const key = `${k} ${combo.name}`;
@@ -129,7 +78,6 @@ try {
   }
   console.log('\nmedian µs CPU/request (cost against both off):');
   for (const k of cases) {
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const base = median(results.get(`${k} both off`)!);
     for (const combo of combos) {
       const m = median(results.get(`${k} ${combo.name}`)!);
@@ -138,5 +86,4 @@ try {
   }
 } finally {
   await db.stop();
-  rmSync(tmp, { recursive: true, force: true });
 }

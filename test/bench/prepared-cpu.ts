@@ -7,23 +7,19 @@
 // counted. PREP_NODE_ARGS adds node flags to dbrest (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 //   node dist/test/bench/prepared-cpu.js           (env: PREP_ROUNDS=3 PREP_SECONDS=5 PREP_CASES=W1,W2
 //                                                    PREP_SCALE=0.1 PREP_CONNECTIONS=8)
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { freePort, startEmbeddedPostgres } from '../../src/embedded/postgres.js';
-import { ANON_ROLE, datasetSql, scaledSize } from './dataset.js';
+import { freePort } from '../../src/embedded/postgres.js';
+import { ANON_ROLE } from './dataset.js';
+import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, readScripts, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
 const rounds = Number(process.env.PREP_ROUNDS ?? 3);
 const seconds = Number(process.env.PREP_SECONDS ?? 5);
 const connections = Number(process.env.PREP_CONNECTIONS ?? 8);
-const cases = (process.env.PREP_CASES ?? 'W1,W2').split(',');
-const size = scaledSize(Number(process.env.PREP_SCALE ?? 0.1));
-const TICK = 100; // USER_HZ: /proc times are in 1/100 s
+const cases = (process.env.PREP_CASES ?? 'W1,W2').split(',') as Array<'W1' | 'W2'>;
 
 const COMBOS = [
   { name: 'prepared', prepared: true },
@@ -31,60 +27,12 @@ const COMBOS = [
 ] as const;
 const nodeArgs = (process.env.PREP_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
-}
-
-/** utime+stime of every process whose parent is `ppid` (PostgreSQL's backends and helpers). */
-function childTicks(ppid: number): number {
-  let sum = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) === ppid) sum += Number(f[11]) + Number(f[12]);
-    } catch { /* gone meanwhile */ }
-  }
-  return sum;
-}
-
-async function waitUp(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return; } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('dbrest did not answer');
-}
-
-function wrk(port: number, script: string, secs: number): number {
-  const r = spawnSync('wrk', ['-t1', `-c${connections}`, `-d${secs}s`, '-s', script, `http://127.0.0.1:${port}`], { encoding: 'utf8' });
-  const m = /(\d+) requests in/.exec(r.stdout);
-  if (!m) throw new Error(`wrk: ${r.stdout}${r.stderr}`);
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
-  if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed answers`);
-  return Number(m[1]);
-}
-
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-prep-'));
-const db = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false });
+const db = await benchDatabase('prep', Number(process.env.PREP_SCALE ?? 0.1));
 try {
-  const c = new pg.Client({ connectionString: db.uri });
-  await c.connect();
-  await c.query(datasetSql(size));
-  await c.end();
-  const scripts: Record<string, string> = {
-    W1: `request = function() return wrk.format("GET", "/tracks?id=eq." .. math.random(1, ${size.tracks}), {["Accept"]="application/json"}) end`,
-    W2: `request = function() return wrk.format("GET", "/tracks?album_id=lte.${Math.floor(size.albums / 2)}&order=id.desc&limit=50", {["Accept"]="application/json"}) end`,
-  };
-  const files: Record<string, string> = {};
-  for (const [k, s] of Object.entries(scripts)) writeFileSync((files[k] = path.join(tmp, `${k}.lua`)), s);
+  const files = readScripts(db.size, db.dir);
 
   const results = new Map<string, number[]>();
   const pgResults = new Map<string, number[]>();
-  const postmaster = Number(readFileSync(path.join(tmp, 'pgdata', 'postmaster.pid'), 'utf8').split('\n')[0]);
   for (let round = 0; round < rounds; round++) {
     // Rotated each round so no combination always runs first (or after the same one).
     const order = COMBOS.map((_, i) => COMBOS[(i + round) % COMBOS.length]!);
@@ -100,12 +48,12 @@ try {
       try {
         await waitUp(port);
         for (const k of cases) {
-          wrk(port, files[k]!, 2); // warm-up: JIT, caches, pool
+          await wrk(port, files[k], 2, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
-          const pgBefore = childTicks(postmaster);
-          const n = wrk(port, files[k]!, seconds);
-          const perReq = ((cpuTicks(child.pid!) - before) / TICK / n) * 1e6;
-          const pgPerReq = ((childTicks(postmaster) - pgBefore) / TICK / n) * 1e6;
+          const pgBefore = childTicks(db.postmaster);
+          const n = await wrk(port, files[k], seconds, connections);
+          const perReq = perRequestUs(cpuTicks(child.pid!) - before, n);
+          const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           const key = `${k} ${combo.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
           pgResults.set(key, [...(pgResults.get(key) ?? []), pgPerReq]);
@@ -118,7 +66,6 @@ try {
     }
   }
   console.log('\nmedian µs CPU/request, dbrest + postgres [each round]:');
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   for (const k of cases) {
     for (const combo of COMBOS) {
       const key = `${k} ${combo.name}`;
@@ -129,5 +76,4 @@ try {
   }
 } finally {
   await db.stop();
-  rmSync(tmp, { recursive: true, force: true });
 }

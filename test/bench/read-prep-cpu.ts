@@ -4,26 +4,18 @@
 // its own server against one embedded PostgreSQL with the bench's dataset, then prepares W1 reads
 // (`/tracks?id=eq.<random>`) in alternating rounds and prints µs of process CPU per read.
 //   node dist/test/bench/read-prep-cpu.js /path/to/before /work/h-readmemo   (env: PREP_ROUNDS=5 PREP_N=20000)
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
-import { ANON_ROLE, datasetSql, scaledSize } from './dataset.js';
+import { benchDatabase, median } from './cpu-runs.js';
+import { ANON_ROLE } from './dataset.js';
 
 const roots = process.argv.slice(2).map((r) => path.resolve(r));
 const rounds = Number(process.env.PREP_ROUNDS ?? 5);
 const n = Number(process.env.PREP_N ?? 20000);
-const size = scaledSize(0.1);
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'dbrest-prep-'));
-const db = await startEmbeddedPostgres({ dataDir: path.join(tmp, 'pgdata'), durable: false });
+const db = await benchDatabase('prep', 0.1);
+const size = db.size;
 try {
-  const c = new pg.Client({ connectionString: db.uri });
-  await c.connect();
-  await c.query(datasetSql(size));
-  await c.end();
   const env = { DBREST_DB_URI: db.uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_SERVER_PORT: '0', DBREST_SERVER_HOST: '127.0.0.1', DBREST_LOG_LEVEL: 'crit' };
   const builds = [];
   for (const root of roots) {
@@ -59,10 +51,9 @@ try {
   }
   for (const b of builds) {
     const xs = results.get(b.root)!;
-    console.log(`median ${[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2)} µs  ${b.root}  [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
+    console.log(`median ${median(xs).toFixed(2)} µs  ${b.root}  [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
     await b.server.close();
   }
 } finally {
   await db.stop();
-  rmSync(tmp, { recursive: true, force: true });
 }

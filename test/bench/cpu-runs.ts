@@ -1,0 +1,135 @@
+// What the CPU-per-request bench tools share (observe-cpu, prepared-cpu, read-cpu-ab,
+// read-prep-cpu): a throwaway PostgreSQL with the bench dataset, the workloads as wrk scripts, a
+// fixed wrk run, and utime+stime read from /proc. On a shared machine wall-clock req/s is noise;
+// the CPU a process spends per answer is not.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
+import { datasetSql, scaledSize, type DatasetSize } from './dataset.js';
+
+/** USER_HZ: /proc times are in 1/100 s. */
+export const TICK = 100;
+
+const timesOf = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
+/** utime+stime of one process, in ticks (fields 14 and 15 of /proc/<pid>/stat). */
+export function cpuTicks(pid: number): number {
+  const f = timesOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return Number(f[11]) + Number(f[12]);
+}
+
+/** utime+stime of every process whose parent is `ppid` (PostgreSQL's backends and helpers). */
+export function childTicks(ppid: number): number {
+  let sum = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = timesOf(readFileSync(`/proc/${d}/stat`, 'utf8'));
+      if (Number(f[1]) === ppid) sum += Number(f[11]) + Number(f[12]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return sum;
+}
+
+/** utime+stime per thread name (main, libuv-worker, V8 workers…). */
+export function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = timesOf(stat);
+      out.set(name, (out.get(name) ?? 0) + Number(f[11]) + Number(f[12]));
+    } catch {
+      /* the thread ended */
+    }
+  }
+  return out;
+}
+
+/** µs of CPU per request from a tick difference. */
+export const perRequestUs = (ticks: number, requests: number): number => (ticks / TICK / requests) * 1e6;
+
+export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function waitUp(port: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('dbrest did not answer');
+}
+
+/**
+ * A fixed-time wrk run; the requests it counted. Any non-2xx answer fails the run. Asynchronous, so
+ * this process keeps reading the server's stderr meanwhile: a pipe left full would make the
+ * server's log writes fail with EAGAIN and retry, which is not what a drained stderr costs.
+ */
+export function wrk(port: number, script: string, secs: number, connections: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile('wrk', ['-t1', `-c${connections}`, `-d${secs}s`, '-s', script, `http://127.0.0.1:${port}`], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      const m = /(\d+) requests in/.exec(stdout);
+      if (error || !m) return reject(new Error(`wrk: ${error?.message ?? ''}${stdout}${stderr}`));
+      const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
+      if (non2xx) return reject(new Error(`wrk saw ${non2xx[1]} failed answers`));
+      resolve(Number(m[1]));
+    });
+  });
+}
+
+export interface BenchDatabase {
+  readonly uri: string;
+  readonly size: DatasetSize;
+  /** A scratch directory, removed by stop(). */
+  readonly dir: string;
+  /** The postmaster's pid, whose children are the backends. */
+  readonly postmaster: number;
+  stop(): Promise<void>;
+}
+
+/** An embedded PostgreSQL (fsync off: these tools count CPU, not commits) loaded with the dataset. */
+export async function benchDatabase(prefix: string, scale: number): Promise<BenchDatabase> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `dbrest-${prefix}-`));
+  const dataDir = path.join(dir, 'pgdata');
+  const db = await startEmbeddedPostgres({ dataDir, durable: false });
+  const size = scaledSize(scale);
+  const c = new pg.Client({ connectionString: db.uri });
+  await c.connect();
+  await c.query(datasetSql(size));
+  await c.end();
+  return {
+    uri: db.uri,
+    size,
+    dir,
+    postmaster: Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    async stop() {
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The read workloads as wrk scripts in `dir`: W1 one track by a random id, W2 50 tracks by one
+ * fixed filter, order and limit, W3 an artist's albums with their tracks (no limit).
+ */
+export function readScripts(size: DatasetSize, dir: string): Record<'W1' | 'W2' | 'W3', string> {
+  const get = (url: string) => `request = function() return wrk.format("GET", ${url}, {["Accept"]="application/json"}) end`;
+  const scripts = {
+    W1: get(`"/tracks?id=eq." .. math.random(1, ${size.tracks})`),
+    W2: get(`"/tracks?album_id=lte.${Math.floor(size.albums / 2)}&order=id.desc&limit=50"`),
+    W3: get(`"/albums?select=id,artist_id,title,released,tracks(id,album_id,name,composer,milliseconds,bytes,unit_price)&artist_id=eq." .. math.random(1, ${size.artists}) .. "&order=id"`),
+  };
+  const files = {} as Record<'W1' | 'W2' | 'W3', string>;
+  for (const [k, s] of Object.entries(scripts) as Array<['W1' | 'W2' | 'W3', string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
+  return files;
+}
