@@ -76,3 +76,18 @@ t.test('a crash: every request answered before it has its access line', async (t
   const logged = accessIds(child.output());
   t.same(answered.filter((id) => !logged.has(id)), [], 'no access line lost');
 });
+
+t.test('a quiet server: one request’s access line is written while it keeps running', async (t) => {
+  // Lines are written in batches of 4 KiB; one short line must not wait for more to come.
+  const { child, port } = await serveJson(t);
+  const r = await httpRequest(`http://127.0.0.1:${port}/items?id=eq.1`);
+  t.equal(r.status, 200);
+  const id = String(r.headers['x-request-id']);
+  let seen = false;
+  for (let i = 0; i < 100 && !seen; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = accessIds(child.output()).has(id);
+  }
+  t.ok(seen, 'the access line arrived within 5 s');
+  t.equal(child.child.exitCode, null, 'the server is still running');
+});
