@@ -28,7 +28,8 @@ import { perCacheTable } from './cache-table.js';
 import { streamFormat } from './stream-policy.js';
 import { txEnd } from './tx.js';
 import { statementName } from '../db/transaction.js';
-import { fill, filterValues, standIns, templateOf, valuelessSearch, withFilterValues, type StatementTemplate } from './read-template.js';
+import { filterValues, standIns, valuelessSearch, withFilterValues } from './read-template.js';
+import { fill, templateOf, type StatementTemplate } from './statement-template.js';
 
 export interface PreparedRead {
   /**

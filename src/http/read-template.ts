@@ -9,11 +9,10 @@
 // `*`), or whose form changes the SQL (`in.(…)`'s length, `is.null` against `is.true`, `(any)`
 // lists), stays in the key, as do logic trees, select, order, limit and offset.
 //
-// The template is checked, not assumed (as http/shape-memo.ts checks POST bodies): the first read
-// of a shape is planned again with stand-in values, and kept only when both give the same SQL
+// The template is checked, not assumed (http/statement-template.ts, as for POST bodies): the first
+// read of a shape is planned again with stand-in values, and kept only when both give the same SQL
 // text and their values differ exactly where the URL's values go. Pure.
 import type { Operation, QueryParams } from '../request/types.js';
-import type { Statement } from '../sql/fragment.js';
 
 /** Operators whose value is bound as it is, as one parameter. */
 const VERBATIM = new Set(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'isdistinct', 'match', 'imatch', 'cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj']);
@@ -73,54 +72,3 @@ export function withFilterValues(query: QueryParams, values: ReadonlyArray<strin
 
 /** Values no URL of this shape is likely to hold, one per slot, unlike each other. */
 export const standIns = (count: number): string[] => Array.from({ length: count }, (_, i) => `\u0001dbrest-stand-in-${i}`);
-
-/** A compiled statement whose parameter `holes[k]` takes the request's filter value `slots[k]`. */
-export interface StatementTemplate {
-  readonly text: string;
-  readonly values: ReadonlyArray<unknown>;
-  readonly holes: ReadonlyArray<number>;
-  readonly slots: ReadonlyArray<number>;
-  readonly name: string;
-}
-
-/**
- * The template when `a` (planned with `own`) and `b` (with `other`) have one text and their values
- * differ exactly where a filter value went: every differing parameter is `own[k]` in `a` and
- * `other[k]` in `b`. `used` collects the slots seen, so the caller can require each was bound.
- */
-export function templateOf(
-  a: Statement,
-  b: Statement,
-  own: ReadonlyArray<string>,
-  other: ReadonlyArray<string>,
-  name: string,
-  used: Set<number>,
-): StatementTemplate | null {
-  if (a.text !== b.text || a.values.length !== b.values.length) return null;
-  const holes: number[] = [];
-  const slots: number[] = [];
-  for (let i = 0; i < a.values.length; i++) {
-    const x = a.values[i];
-    const y = b.values[i];
-    if (x === y) continue;
-    const k = typeof y === 'string' ? other.indexOf(y) : -1;
-    if (k === -1) {
-      // Arrays or objects built anew per plan: equal when they serialise the same.
-      if (typeof x === 'object' && typeof y === 'object' && JSON.stringify(x) === JSON.stringify(y)) continue;
-      return null;
-    }
-    if (x !== own[k]) return null;
-    holes.push(i);
-    slots.push(k);
-    used.add(k);
-  }
-  return { text: a.text, values: a.values, holes, slots, name };
-}
-
-/** The template's statement with `values` in its holes. */
-export function fill(t: StatementTemplate, values: ReadonlyArray<string>): Statement {
-  if (t.holes.length === 0) return { text: t.text, values: t.values, name: t.name };
-  const out = t.values.slice();
-  for (let h = 0; h < t.holes.length; h++) out[t.holes[h]!] = values[t.slots[h]!];
-  return { text: t.text, values: out, name: t.name };
-}

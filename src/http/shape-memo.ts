@@ -17,15 +17,7 @@ import type { ApiRequest } from '../request/api-request.js';
 import { parsePayload } from '../request/payload.js';
 import { perCacheTable } from './cache-table.js';
 import type { Statement } from '../sql/fragment.js';
-
-/** A compiled statement with a hole where the body goes. */
-export interface StatementTemplate {
-  readonly text: string;
-  readonly values: ReadonlyArray<unknown>;
-  readonly bodyIndex: number;
-  /** Its prepared-statement name, computed once. */
-  readonly name: string;
-}
+import { fill, templateOf, type StatementTemplate } from './statement-template.js';
 
 export interface Planned<P> {
   readonly plan: P;
@@ -91,11 +83,7 @@ export function plannedByShape<P>(
   ].join('\n');
   const shapes = shapesFor(cache, config);
   const hit = shapes.get(key);
-  if (hit) {
-    const values = hit.template.values.slice();
-    values[hit.template.bodyIndex] = body.text;
-    return { ok: true, value: { plan: hit.plan as P, statement: { text: hit.template.text, values, name: hit.template.name } } };
-  }
+  if (hit) return { ok: true, value: { plan: hit.plan as P, statement: fill(hit.template, [body.text]) } };
   const planned = build(req);
   if (!planned.ok || hit === null) return planned;
 
@@ -103,19 +91,9 @@ export function plannedByShape<P>(
   const otherReq = { ...req, body: standIn(body, columns) };
   const other = build(otherReq);
   const otherBody = jsonBody(otherReq, forCall, columns);
-  const template = other.ok && otherBody ? templateOf(planned.value.statement, other.value.statement, body.text, otherBody.text) : null;
-  shapes.set(key, template === null ? null : { plan: planned.value.plan, template });
+  const a = planned.value.statement;
+  const template = other.ok && otherBody ? templateOf(a, other.value.statement, [body.text], [otherBody.text], statementName(a.text), new Set()) : null;
+  // Kept only when the body is bound in exactly one place (a body of nulls equals its stand-in: no hole).
+  shapes.set(key, template === null || template.holes.length !== 1 ? null : { plan: planned.value.plan, template });
   return planned;
-}
-
-/** The template when `a` and `b` differ only in the one value that carries the body. */
-function templateOf(a: Statement, b: Statement, bodyA: string, bodyB: string): StatementTemplate | null {
-  if (a.text !== b.text || a.values.length !== b.values.length || bodyA === bodyB) return null;
-  let bodyIndex = -1;
-  for (let i = 0; i < a.values.length; i++) {
-    if (a.values[i] === b.values[i]) continue;
-    if (bodyIndex !== -1 || a.values[i] !== bodyA || b.values[i] !== bodyB) return null;
-    bodyIndex = i;
-  }
-  return bodyIndex === -1 ? null : { text: a.text, values: a.values, bodyIndex, name: statementName(a.text) };
 }

@@ -1,6 +1,7 @@
 // http/read-template.ts: which filter values leave the shape key, and when two plans make a template.
 import t from 'tap';
-import { fill, templateOf, valuelessSearch } from '../../../src/http/read-template.js';
+import { valuelessSearch } from '../../../src/http/read-template.js';
+import { fill, templateOf } from '../../../src/http/statement-template.js';
 
 t.test('the values of verbatim filters leave the key; everything else stays', async (t) => {
   t.equal(valuelessSearch('id=eq.17'), 'id=eq.');
