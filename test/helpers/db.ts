@@ -30,6 +30,14 @@ export function withDatabase(uri: string, database: string): string {
 export const fixture = (...parts: string[]) => path.resolve(process.cwd(), 'test', 'fixtures', ...parts);
 
 /**
+ * SQL creating NOLOGIN roles unless they exist. Roles are cluster-wide and test files run at once:
+ * a concurrent CREATE ROLE raises unique_violation rather than duplicate_object, so both are taken
+ * as already there.
+ */
+export const nologinRolesSql = (...names: string[]): string =>
+  names.map((n) => `DO $$ BEGIN CREATE ROLE "${n}" NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;`).join('\n');
+
+/**
  * `sources` are file paths (ending .sql) or SQL text, run in order. Roles are cluster-wide, so
  * fixtures create them idempotently (DO blocks) and tests must not depend on them being fresh.
  */

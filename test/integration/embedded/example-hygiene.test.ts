@@ -6,7 +6,7 @@
 import t from 'tap';
 import { listExamples } from '../../../src/embedded/examples.js';
 import { EMBEDDED_ANON_ROLE } from '../../../src/embedded/bootstrap.js';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, nologinRolesSql } from '../../helpers/db.js';
 import { startTestServer } from '../../helpers/server.js';
 
 // Calls that reach pgcrypto when it is in an exposed schema (the control test below shows they do):
@@ -19,7 +19,7 @@ const PGCRYPTO_CALLS: ReadonlyArray<[string, string, string]> = [
 
 t.test('control: with pgcrypto in public, as before, these calls reach it', async (t) => {
   const db = await createTestDatabase([
-    "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'web_anon') THEN CREATE ROLE web_anon NOLOGIN; END IF; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;",
+    nologinRolesSql('web_anon'),
     'CREATE EXTENSION pgcrypto SCHEMA public; GRANT USAGE ON SCHEMA public TO web_anon;',
   ]);
   t.teardown(() => db.drop());

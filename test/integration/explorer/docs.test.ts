@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, nologinRolesSql } from '../../helpers/db.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { CONTENT_ROUTES, CONTENT_SQL } from '../content/content-server.js';
 
@@ -151,7 +151,7 @@ t.test('a table the explorer hides is named in a start-up warning', async (t) =>
 t.test('a route mount whose template reaches the explorer path is named in a start-up warning', async (t) => {
   const db = await createTestDatabase([]);
   t.teardown(() => db.drop());
-  await db.query('DO $$ BEGIN CREATE ROLE docs_anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$');
+  await db.query(nologinRolesSql('docs_anon'));
   await db.query(`CREATE FUNCTION public.echo_slug(slug text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT slug $$;
     GRANT EXECUTE ON FUNCTION public.echo_slug(text) TO docs_anon`);
   const mount = (path: string) => ({ method: 'GET', path, call: 'echo_slug', args: { slug: 'path.slug' } });

@@ -1,8 +1,9 @@
 // The small API the operations tests count, log and trace: a table, a function and a mount, with an
 // anonymous role and a role a JWT may name.
+import { nologinRolesSql } from '../../helpers/db.js';
+
 export const OPS_SQL = `
-DO $$ BEGIN CREATE ROLE ops_anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-DO $$ BEGIN CREATE ROLE ops_user NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+${nologinRolesSql('ops_anon', 'ops_user')}
 CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL);
 INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 5) g;
 GRANT SELECT ON items TO ops_anon, ops_user;

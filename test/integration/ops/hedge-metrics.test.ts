@@ -8,12 +8,10 @@ import { freePort } from '../../../src/embedded/postgres.js';
 import { leases } from '../../../src/db/leases.js';
 import type { SharePolicyOptions } from '../../../src/db/share-policy.js';
 import { httpRequest, startTestServer } from '../../helpers/server.js';
+import { nologinRolesSql } from '../../helpers/db.js';
 
 const SQL = `
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hedge_anon') THEN CREATE ROLE hedge_anon NOLOGIN; END IF;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
+${nologinRolesSql('hedge_anon')}
 CREATE SCHEMA hedge;
 CREATE FUNCTION hedge.locked() RETURNS integer LANGUAGE sql VOLATILE AS $$ SELECT pg_advisory_xact_lock(4242); SELECT 1 $$;
 CREATE FUNCTION hedge.quick(n integer) RETURNS integer LANGUAGE sql STABLE AS $$ SELECT n + 1 $$;

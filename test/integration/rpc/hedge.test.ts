@@ -5,12 +5,10 @@ import t from 'tap';
 import { leases } from '../../../src/db/leases.js';
 import type { SharePolicyOptions } from '../../../src/db/share-policy.js';
 import { startTestServer } from '../../helpers/server.js';
+import { nologinRolesSql } from '../../helpers/db.js';
 
 const SQL = `
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hedge_anon') THEN CREATE ROLE hedge_anon NOLOGIN; END IF;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
+${nologinRolesSql('hedge_anon')}
 CREATE SCHEMA hedge;
 CREATE FUNCTION hedge.nap(ms integer) RETURNS integer LANGUAGE sql VOLATILE AS $$ SELECT ms FROM pg_sleep(ms / 1000.0) $$;
 CREATE FUNCTION hedge.quick(n integer) RETURNS integer LANGUAGE sql STABLE AS $$ SELECT n + 1 $$;

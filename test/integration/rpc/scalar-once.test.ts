@@ -4,12 +4,10 @@
 // The function here counts its calls in a transaction-local setting and returns the count.
 import t from 'tap';
 import { startTestServer } from '../../helpers/server.js';
+import { nologinRolesSql } from '../../helpers/db.js';
 
 const SQL = `
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'once_anon') THEN CREATE ROLE once_anon NOLOGIN; END IF;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
+${nologinRolesSql('once_anon')}
 CREATE SCHEMA once;
 CREATE FUNCTION once.counted(x integer DEFAULT 0) RETURNS integer
 LANGUAGE plpgsql STABLE AS $$

@@ -5,6 +5,7 @@ import t from 'tap';
 import { embeddedConfig, EMBEDDED_STATEMENT_TIMEOUT_MS } from '../../../src/embedded/default.js';
 import { DEFAULT_CONFIG } from '../../../src/config/keys.js';
 import { bearer, startQuickstart } from './quickstart.js';
+import { nologinRolesSql } from '../../helpers/db.js';
 
 const SLOW = `
 CREATE FUNCTION slow(s double precision) RETURNS int LANGUAGE sql AS $$ SELECT 1 FROM pg_sleep(s) $$;
@@ -14,11 +15,7 @@ CREATE VIEW timed_rows AS
   SELECT i, current_setting('statement_timeout') AS timeout, CASE WHEN i > 20 THEN pg_sleep(0.005)::text END AS pause
   FROM generate_series(1, 400) AS i;
 GRANT SELECT ON timed_rows TO web_anon;
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'budget_low') THEN CREATE ROLE budget_low NOLOGIN; END IF;
-  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'budget_high') THEN CREATE ROLE budget_high NOLOGIN; END IF;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-END $$;
+${nologinRolesSql('budget_low', 'budget_high')}
 DO $$ BEGIN
   EXECUTE format('ALTER ROLE budget_low IN DATABASE %I SET statement_timeout = %L', current_database(), '150ms');
   EXECUTE format('ALTER ROLE budget_high IN DATABASE %I SET statement_timeout = %L', current_database(), '1h');

@@ -1,8 +1,9 @@
 // Shared SQL for the streaming suites: values of every kind PostgreSQL prints its own way, a
 // table large enough to stream, set-returning functions, one that fails part-way, a slow one.
+import { nologinRolesSql } from '../../helpers/db.js';
+
 export const STREAM_SQL = `
-DO $$ BEGIN CREATE ROLE stream_anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
-DO $$ BEGIN CREATE ROLE stream_user NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+${nologinRolesSql('stream_anon', 'stream_user')}
 GRANT stream_anon, stream_user TO CURRENT_USER;
 CREATE SCHEMA stream;
 GRANT USAGE ON SCHEMA stream TO stream_anon, stream_user;

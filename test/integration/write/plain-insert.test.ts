@@ -4,11 +4,11 @@
 // and request.* GUCs as triggers, RLS and db-pre-request see them, response.* GUCs, and that a
 // failing request leaves nothing behind.
 import t from 'tap';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, nologinRolesSql } from '../../helpers/db.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const SETUP = `
-DO $$ BEGIN CREATE ROLE plain_anon NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$;
+${nologinRolesSql('plain_anon')}
 CREATE SCHEMA api;
 GRANT USAGE ON SCHEMA api TO plain_anon;
 CREATE TABLE api.notes (
