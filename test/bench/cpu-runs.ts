@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
-import { datasetSql, scaledSize, type DatasetSize } from './dataset.js';
+import { ANON_ROLE, datasetSql, scaledSize, type DatasetSize } from './dataset.js';
 
 /** USER_HZ: /proc times are in 1/100 s. */
 export const TICK = 100;
@@ -133,3 +133,21 @@ export function readScripts(size: DatasetSize, dir: string): Record<'W1' | 'W2' 
   for (const [k, s] of Object.entries(scripts) as Array<['W1' | 'W2' | 'W3', string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
   return files;
 }
+
+/** The environment of a `dbrest serve` over the bench database on `port`; `overrides` win. */
+export function serveEnv(uri: string, port: number, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    DBREST_DB_URI: uri,
+    DBREST_DB_ANON_ROLE: ANON_ROLE,
+    DBREST_DB_SCHEMAS: 'public',
+    DBREST_DB_POOL: '8',
+    DBREST_SERVER_HOST: '127.0.0.1',
+    DBREST_SERVER_PORT: String(port),
+    DBREST_LOG_LEVEL: 'error',
+    ...overrides,
+  };
+}
+
+/** `list` rotated by `round`, so no entry always runs first (or after the same one). */
+export const rotated = <T>(list: ReadonlyArray<T>, round: number): T[] => list.map((_, i) => list[(i + round) % list.length]!);

@@ -13,8 +13,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { ANON_ROLE } from './dataset.js';
-import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, threadTicks, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, rotated, serveEnv, threadTicks, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -38,18 +37,12 @@ try {
 
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    // Rotated each round so no combination always runs first (or after the same one).
-    const order = combos.map((_, i) => combos[(i + round) % combos.length]!);
-    for (const combo of order) {
+    for (const combo of rotated(combos, round)) {
       const port = await freePort();
-      const env: Record<string, string> = {
-        ...process.env as Record<string, string>,
-        DBREST_DB_URI: db.uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_DB_POOL: '8',
-        DBREST_SERVER_HOST: '127.0.0.1', DBREST_SERVER_PORT: String(port),
-        DBREST_LOG_LEVEL: combo.json ? 'info' : 'error',
-        ...(combo.json ? { DBREST_LOG_FORMAT: 'json' } : {}),
+      const env = serveEnv(db.uri, port, {
+        ...(combo.json ? { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json' } : {}),
         ...(combo.metrics ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}),
-      };
+      });
       const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let lines = 0;
       child.stderr.on('data', (b: Buffer) => { for (const x of b) if (x === 10) lines++; });

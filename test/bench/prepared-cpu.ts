@@ -11,8 +11,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { ANON_ROLE } from './dataset.js';
-import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, readScripts, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, readScripts, rotated, serveEnv, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -34,16 +33,9 @@ try {
   const results = new Map<string, number[]>();
   const pgResults = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    // Rotated each round so no combination always runs first (or after the same one).
-    const order = COMBOS.map((_, i) => COMBOS[(i + round) % COMBOS.length]!);
-    for (const combo of order) {
+    for (const combo of rotated(COMBOS, round)) {
       const port = await freePort();
-      const env: Record<string, string> = {
-        ...process.env as Record<string, string>,
-        DBREST_DB_URI: db.uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_DB_POOL: '8',
-        DBREST_SERVER_HOST: '127.0.0.1', DBREST_SERVER_PORT: String(port),
-        DBREST_LOG_LEVEL: 'error', DBREST_DB_PREPARED_STATEMENTS: String(combo.prepared),
-      };
+      const env = serveEnv(db.uri, port, { DBREST_DB_PREPARED_STATEMENTS: String(combo.prepared) });
       const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
       try {
         await waitUp(port);

@@ -10,8 +10,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/postgres.js';
-import { ANON_ROLE } from './dataset.js';
-import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, serveEnv, waitUp, wrk } from './cpu-runs.js';
 
 const builds = process.argv.slice(2).map((a) => {
   const eq = a.indexOf('=');
@@ -33,16 +32,7 @@ try {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
       const port = await freePort();
-      const env: Record<string, string> = {
-        ...(process.env as Record<string, string>),
-        DBREST_DB_URI: db.uri,
-        DBREST_DB_ANON_ROLE: ANON_ROLE,
-        DBREST_DB_SCHEMAS: 'public',
-        DBREST_DB_POOL: pool,
-        DBREST_SERVER_HOST: '127.0.0.1',
-        DBREST_SERVER_PORT: String(port),
-        DBREST_LOG_LEVEL: 'error',
-      };
+      const env = serveEnv(db.uri, port, { DBREST_DB_POOL: pool });
       const child = spawn(process.execPath, [...(process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean), build.bin, 'serve'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
       // With AB_NODE_ARGS=--trace-gc: young-generation collections counted per measured request.
       let scavenges = 0;
