@@ -61,10 +61,9 @@ export async function createAuthenticator(cfg: AppConfig, authenticatorRole: () 
     keys = loaded.value;
   }
 
-  const cache =
-    cfg.jwtCacheMaxLifetime > 0 && cfg.jwtCacheMaxEntries > 0
-      ? new ExpiringLruCache<AuthResult>(cfg.jwtCacheMaxEntries)
-      : null;
+  // On as PostgREST 14's (jwt-cache-max-entries alone); jwt-cache-max-lifetime, PostgREST 13's
+  // key, only caps how long an entry is reused.
+  const cache = cfg.jwtCacheMaxEntries > 0 ? new ExpiringLruCache<AuthResult>(cfg.jwtCacheMaxEntries) : null;
 
   return new JwtAuthenticator({
     keys,
@@ -133,7 +132,7 @@ class JwtAuthenticator implements Authenticator {
 
     if (this.s.cache !== null) {
       const exp = claims.value['exp'];
-      const lifetimeEnd = now + this.s.cacheLifetimeMs;
+      const lifetimeEnd = this.s.cacheLifetimeMs > 0 ? now + this.s.cacheLifetimeMs : Infinity;
       const expiresAt = typeof exp === 'number' ? Math.min(exp * 1000, lifetimeEnd) : lifetimeEnd;
       this.s.cache.set(token, result, expiresAt, now);
     }

@@ -85,7 +85,7 @@ export interface AppConfig {
   readonly jwtSecretIsBase64: boolean;
   readonly jwtAud: string | null;
   readonly jwtRoleClaimKey: string;
-  readonly jwtCacheMaxLifetime: number;        // seconds; 0 disables
+  readonly jwtCacheMaxLifetime: number;        // seconds; 0: until the token's exp
   readonly jwtCacheMaxEntries: number;
   readonly clientErrorVerbosity: 'verbose' | 'minimal';
   readonly openapiMode: OpenApiMode;

@@ -70,7 +70,7 @@ export function createMetrics(pool: Pool, poolMax: number): Metrics {
   counted('dbrest_db_hedged_reads_total', 'Stalled reads run a second time on another connection.', () => opsCounters.hedgesSent);
   counted('dbrest_db_hedged_reads_won_total', 'Second runs of a stalled read that answered first.', () => opsCounters.hedgesWon);
   counted('dbrest_db_cancel_requests_total', 'Cancel requests sent to PostgreSQL for a running statement (its client went away).', () => opsCounters.cancelRequests);
-  counted('dbrest_jwt_cache_hits_total', 'Bearer tokens found in the JWT cache (jwt-cache-max-lifetime).', () => opsCounters.jwtCacheHits);
+  counted('dbrest_jwt_cache_hits_total', 'Bearer tokens found in the JWT cache (jwt-cache-max-entries).', () => opsCounters.jwtCacheHits);
   counted('dbrest_jwt_cache_misses_total', 'Bearer tokens verified because the JWT cache did not hold them.', () => opsCounters.jwtCacheMisses);
   counted('dbrest_http_streamed_responses_total', 'Answers streamed from a cursor (longer than server-stream-threshold rows).', () => opsCounters.streamedResponses);
   counted('dbrest_http_streamed_response_bytes_total', 'Body bytes of streamed answers written after their head.', () => opsCounters.streamedBytes);

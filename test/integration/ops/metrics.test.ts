@@ -94,8 +94,9 @@ t.test('/metrics counts JWT cache lookups, streamed answers, cancels and shared 
   const secret = 'metrics-test-secret-of-at-least-32-chars';
   const s = await startTestServer(t, {
     fixtures: [OPS_SQL, `CREATE FUNCTION sleepy(s float) RETURNS int LANGUAGE sql AS 'SELECT 1 FROM pg_sleep(s)'; GRANT EXECUTE ON FUNCTION sleepy(float) TO ops_anon;`],
+    // No jwt-cache-* key: the JWT cache is on by default, as PostgREST 14's.
     config: {
-      'db-anon-role': 'ops_anon', 'admin-server-port': String(admin), 'jwt-secret': secret, 'jwt-cache-max-lifetime': '60',
+      'db-anon-role': 'ops_anon', 'admin-server-port': String(admin), 'jwt-secret': secret,
       'server-stream-threshold': '2', 'db-pool': '1',
     },
   });

@@ -370,8 +370,8 @@ t.test('cache: a hit returns the same result', async (t) => {
   t.ok(Object.isFrozen(first) && Object.isFrozen(first.claims), 'immutable');
 });
 
-t.test('cache disabled: every call verifies', async (t) => {
-  const authenticator = await createAuthenticator(config({ jwtCacheMaxLifetime: 0 }));
+t.test('cache disabled by jwt-cache-max-entries = 0: every call verifies', async (t) => {
+  const authenticator = await createAuthenticator(config({ jwtCacheMaxLifetime: 3600, jwtCacheMaxEntries: 0 }));
   const token = await sign({ role: 'web_user' }, text(SECRET));
   const first = expectOk(t, await authenticator.authenticate(`Bearer ${token}`, NOW));
   const second = expectOk(t, await authenticator.authenticate(`Bearer ${token}`, NOW));
@@ -395,6 +395,17 @@ t.test('cache: entries expire after jwt-cache-max-lifetime', async (t) => {
   const first = expectOk(t, await authenticator.authenticate(`Bearer ${token}`, NOW));
   t.equal(expectOk(t, await authenticator.authenticate(`Bearer ${token}`, NOW + 4_999)), first);
   t.not(expectOk(t, await authenticator.authenticate(`Bearer ${token}`, NOW + 5_000)), first);
+});
+
+t.test('cache: on by default (jwt-cache-max-lifetime 0), each entry until its exp, as PostgREST 14', async (t) => {
+  const authenticator = await createAuthenticator(config({}));
+  const forever = await sign({ role: 'web_user' }, text(SECRET));
+  const first = expectOk(t, await authenticator.authenticate(`Bearer ${forever}`, NOW));
+  t.equal(expectOk(t, await authenticator.authenticate(`Bearer ${forever}`, NOW + 86_400_000)), first, 'no exp: kept a day later');
+  const expiring = await sign({ role: 'web_user', exp: NOW_S + 10 }, text(SECRET));
+  const once = expectOk(t, await authenticator.authenticate(`Bearer ${expiring}`, NOW));
+  t.equal(expectOk(t, await authenticator.authenticate(`Bearer ${expiring}`, NOW + 9_000)), once, 'before exp: cached');
+  expectErr(t, await authenticator.authenticate(`Bearer ${expiring}`, NOW + 41_000), 'DBRST303', 'JWT expired');
 });
 
 t.test('cache: bounded by jwt-cache-max-entries', async (t) => {
