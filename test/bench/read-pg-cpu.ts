@@ -3,7 +3,8 @@
 // settings + main statement, one Sync), its parts alone, ways of writing them, and the floor's one
 // prepared statement, alternated over rounds on one connection of the bench dataset. Batches go
 // through db/batch.ts as dbrest sends them (named statements, one Sync). insert-cpu.ts does the same
-// for W4.
+// for W4. CPU time moves with the machine's load (a round's figure by 30 % at load 12); the same
+// texts counted in instructions, which do not, are read-pg-callgrind.ts's.
 //   node dist/test/bench/read-pg-cpu.js   (env: RPG_ROUNDS=7 RPG_BATCHES=1000 RPG_SCALE=1
 //                                           RPG_ALBUMS=40: W2's filter is album_id <= albums/RPG_ALBUMS,
 //                                           as run.ts's; RPG_ONLY=0,1,5: the variants, by index)
@@ -12,7 +13,7 @@ import pg from 'pg';
 import { runBatch, type BatchStatement } from '../../src/db/batch.js';
 import { statementName } from '../../src/db/transaction.js';
 import { benchDatabase, median } from './cpu-runs.js';
-import { ANON_ROLE } from './dataset.js';
+import { CAP, CAP_TEXT, CONTEXT, FLOOR, MAIN, READ_ONLY, ROLE, settingsSql } from './w2-sql.js';
 
 const rounds = Number(process.env.RPG_ROUNDS ?? 7);
 const batches = Number(process.env.RPG_BATCHES ?? 1000);
@@ -24,53 +25,22 @@ function cpuNs(pid: number): number {
 
 const named = (text: string, values: ReadonlyArray<unknown>, discard = false): BatchStatement => ({ text, values, name: statementName(text), discard });
 
-// What wrk's W2 request sets (db/transaction.ts contextPrelude over sql/tx-settings.ts).
-const HEADERS = JSON.stringify({ host: '127.0.0.1:3000', accept: 'application/json' });
-const CONTEXT: Array<[string, string]> = [
-  ['search_path', '"public"'],
-  ['request.method', 'GET'],
-  ['request.path', '/tracks'],
-  ['request.headers', HEADERS],
-  ['request.cookies', '{}'],
-  ['request.jwt.claims', JSON.stringify({ role: ANON_ROLE })],
-];
-
-function settings(pairs: Array<[string, string]>): BatchStatement {
-  const calls = pairs.map((_, i) => `pg_catalog.set_config($${2 * i + 1}, $${2 * i + 2}, true)`);
-  return named(`SELECT pg_catalog.num_nulls(${calls.join(', ')})`, pairs.flat(), true);
-}
-const readOnly: [string, string] = ['transaction_read_only', 'on'];
-const role: [string, string] = ['role', ANON_ROLE];
-
-const CAP = 64 * 1024 * 1024;
-const CAP_MARK = 'dbrest-response-cap-0123456789abcdef01234567';
-const rows = 'SELECT "tracks".* FROM "public"."tracks" AS "tracks" WHERE "tracks"."album_id" <= $1 ORDER BY "tracks"."id" DESC LIMIT 50';
-const envelope = (count: string) =>
-  `SELECT NULL::bigint AS total_count, ${count} AS page_count, coalesce(json_agg(_postgrest_t), '[]')::text AS body, nullif(current_setting('response.headers', true), '') AS response_headers, nullif(current_setting('response.status', true), '') AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
-const capped = (select: string) =>
-  `WITH pgrst_source AS (${rows}) SELECT pgrst_envelope.*, CASE WHEN pg_catalog.octet_length(pgrst_envelope.body) > $2::bigint THEN ($3::text || (pg_catalog.octet_length(pgrst_envelope.body))::text)::integer END AS response_cap FROM (${select}) AS pgrst_envelope`;
-/** dbrest's main statement for W2 (log-query of a serve on the bench dataset). */
-const MAIN = capped(envelope('pg_catalog.count(_postgrest_t)'));
-const MAIN_COUNT_STAR = capped(envelope('pg_catalog.count(*)'));
-const MAIN_UNCAPPED = `WITH pgrst_source AS (${rows}) ${envelope('pg_catalog.count(_postgrest_t)')}`;
-const MAIN_UNCAPPED_COUNT_STAR = `WITH pgrst_source AS (${rows}) ${envelope('pg_catalog.count(*)')}`;
-const FLOOR = 'SELECT coalesce(json_agg(t), \'[]\')::text FROM (SELECT * FROM tracks WHERE album_id <= $1 ORDER BY id DESC LIMIT $2) AS t';
+const settings = (pairs: ReadonlyArray<readonly [string, string]>): BatchStatement => named(settingsSql(pairs.length), pairs.flat(), true);
+const ALL_SETTINGS = [READ_ONLY, ...CONTEXT, ROLE];
 
 function variants(albumMax: number): Record<string, () => BatchStatement[]> {
   const filter = String(albumMax);
-  const main = (text: string) => named(text, text.includes('$2') ? [filter, CAP, `${CAP_MARK} ${CAP} `] : [filter]);
+  const main = (text: string) => named(text, text.includes('$2') ? [filter, CAP, CAP_TEXT] : [filter]);
   return {
     'floor: one prepared statement': () => [named(FLOOR, [albumMax, 50])],
-    'dbrest now: settings (read-only, context, role) + main': () => [settings([readOnly, ...CONTEXT, role]), main(MAIN)],
-    'main alone (as superuser)': () => [main(MAIN)],
-    'settings alone': () => [settings([readOnly, ...CONTEXT, role])],
-    'settings without the role + main': () => [settings([readOnly, ...CONTEXT]), main(MAIN)],
-    'settings without read-only + main': () => [settings([...CONTEXT, role]), main(MAIN)],
-    'only the role + main': () => [settings([role]), main(MAIN)],
-    'settings + main with count(*)': () => [settings([readOnly, ...CONTEXT, role]), main(MAIN_COUNT_STAR)],
-    'settings + main without the cap': () => [settings([readOnly, ...CONTEXT, role]), main(MAIN_UNCAPPED)],
-    'settings + main with count(*), without the cap': () => [settings([readOnly, ...CONTEXT, role]), main(MAIN_UNCAPPED_COUNT_STAR)],
-    'the page alone: count(*) of its rows': () => [named(`SELECT pg_catalog.count(*) FROM (${rows}) AS t`, [filter])],
+    'dbrest now: settings (read-only, context, role) + main': () => [settings(ALL_SETTINGS), main(MAIN.now)],
+    'dbrest before: main with count(_postgrest_t)': () => [settings(ALL_SETTINGS), main(MAIN.countRow)],
+    'main alone (as superuser)': () => [main(MAIN.now)],
+    'settings alone': () => [settings(ALL_SETTINGS)],
+    'settings without the role + main': () => [settings([READ_ONLY, ...CONTEXT]), main(MAIN.now)],
+    'settings without read-only + main': () => [settings([...CONTEXT, ROLE]), main(MAIN.now)],
+    'settings + main without the cap': () => [settings(ALL_SETTINGS), main(MAIN.uncapped)],
+    'the page alone: count(*) of its rows': () => [main(MAIN.pageOnly)],
     'floor with LIMIT 50 written in': () => [named(FLOOR.replace('$2', '50'), [albumMax])],
     'empty batch: SELECT 1': () => [named('SELECT 1', [])],
   };
