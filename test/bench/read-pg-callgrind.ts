@@ -32,6 +32,7 @@ const SETUP = [
   `PREPARE settings_all(${typed(ALL_SETTINGS.length)}) AS ${settingsSql(ALL_SETTINGS.length)}`,
   `PREPARE settings_no_role(${typed(PARTIAL_SETTINGS.length)}) AS ${settingsSql(PARTIAL_SETTINGS.length)}`,
   `PREPARE floor(int, int) AS ${FLOOR}`,
+  `PREPARE floor_limit_50(int) AS ${FLOOR.replace('$2', '50')}`,
   ...Object.entries(MAIN).map(([k, text]) => `PREPARE main_${k}(${text.includes('$2') ? 'unknown, bigint, text' : 'unknown'}) AS ${text}`),
 ];
 const settings = execute('settings_all', ALL_SETTINGS.flat());
@@ -42,6 +43,9 @@ const VARIANTS: Record<string, string> = {
   'dbrest-now': `${settings}; ${main('now')}`,
   'dbrest-count-row': `${settings}; ${main('countRow')}`,
   'main-alone': main('now'),
+  // Planned for each execution, as the floor's is: the filter's value is then a constant.
+  'main-alone-custom-plan': `SET LOCAL plan_cache_mode = force_custom_plan; ${main('now')}`,
+  'floor-limit-50-generic': execute('floor_limit_50', [albumMax]),
   'settings-alone': settings,
   'settings-without-role': execute('settings_no_role', PARTIAL_SETTINGS.flat()),
   'dbrest-uncapped': `${settings}; ${main('uncapped')}`,
