@@ -88,10 +88,14 @@ export function buildResultEnvelope(parts: { ctes?: ReadonlyArray<Sql>; rows: Sq
   const ctes = [...(parts.ctes ?? []), sql`pgrst_source AS (${parts.rows})`];
   const body = parts.body ?? jsonArrayBody;
   // The cap's column is last, so the columns before keep their places (http/read.ts reads them by index).
-  const select = sql`SELECT ${parts.totalCount} AS total_count, pg_catalog.count(_postgrest_t) AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
+  // count(*), not PostgREST's count(_postgrest_t): the whole row is never NULL, so the count is the
+  // same, and PostgreSQL does not build each row's composite a second time beside json_agg's (W2:
+  // 69,000 instructions less per execution, callgrind: test/bench/read-pg-cpu.ts's notes).
+  const select = sql`SELECT ${parts.totalCount} AS total_count, ${pageCountSql} AS page_count, ${body} AS body, ${responseHeadersSql} AS response_headers, ${responseStatusSql} AS response_status FROM (SELECT * FROM pgrst_source) AS _postgrest_t`;
   return withResponseCap(sql`WITH ${join(ctes)} `, select, parts.maxResponseBytes);
 }
 
+const pageCountSql = constant('pg_catalog.count(*)');
 const jsonArrayBody = constant(`coalesce(json_agg(_postgrest_t), '[]')::text`);
 
 /**
@@ -111,7 +115,7 @@ function totalCountSql(plan: ReadPlan, opts: { count: 'exact' | 'estimated' | nu
   if (opts.count === null) return constant('NULL::bigint');
   // No db-max-rows, limit or offset: every filtered row is on the page, so the page's own count is
   // the total and the plan holds one count aggregate (PostgREST's countF does the same).
-  if (opts.maxRows === null && plan.range.offset === 0 && plan.range.limit === null) return constant('pg_catalog.count(_postgrest_t)');
+  if (opts.maxRows === null && plan.range.offset === 0 && plan.range.limit === null) return pageCountSql;
   const countQuery = buildCountQuery(plan);
   if (opts.count === 'exact' || opts.maxRows === null) {
     return sql`(SELECT pg_catalog.count(*) FROM (${countQuery}) AS pgrst_count)`;

@@ -1,8 +1,8 @@
 // CPU time per request of two dbrest builds on one read workload, alternated: on a shared machine
 // wall-clock req/s is noise, the CPU the server process spends per answer is not. For each round
 // and each build (order swapped every round), it starts `node <bin> serve`, warms it with wrk,
-// reads utime+stime from /proc/<pid>/stat, drives a fixed-time wrk run, reads them again and
-// divides by the requests wrk counted.
+// reads utime+stime from /proc/<pid>/stat of dbrest and of PostgreSQL's backends (the postmaster's
+// children), drives a fixed-time wrk run, reads them again and divides by the requests wrk counted.
 //   node dist/test/bench/read-cpu-ab.js A=/path/to/a/bin/dbrest.js B=bin/dbrest.js
 //   (env: AB_ROUNDS=4 AB_SECONDS=5 AB_CASES=W1,W2 AB_SCALE=1 AB_CONNECTIONS=32 AB_POOL=10)
 // W1, W2, W3 are cpu-runs.ts's readScripts: one track by a random id of 200,000 (at scale 1); 50
@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, serveEnv, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, readScripts, serveEnv, waitUp, wrk } from './cpu-runs.js';
 
 const builds = process.argv.slice(2).map((a) => {
   const eq = a.indexOf('=');
@@ -28,6 +28,7 @@ try {
   const files = readScripts(db.size, db.dir);
 
   const results = new Map<string, number[]>();
+  const pgResults = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? builds : [...builds].reverse();
     for (const build of order) {
@@ -42,14 +43,17 @@ try {
         for (const k of cases) {
           await wrk(port, files[k], 2, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
+          const pgBefore = childTicks(db.postmaster);
           const scavengesBefore = scavenges;
           const n = await wrk(port, files[k], seconds, connections);
           const perReq = perRequestUs(cpuTicks(child.pid!) - before, n);
+          const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
           const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests` : '';
           const key = `${k} ${build.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
-          console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request (${n} requests, ${(n / seconds).toFixed(0)} req/s${gc})`);
+          pgResults.set(key, [...(pgResults.get(key) ?? []), pgPerReq]);
+          console.log(`round ${round + 1} ${key}: dbrest ${perReq.toFixed(1)} + postgres ${pgPerReq.toFixed(1)} µs CPU/request (${n} requests, ${(n / seconds).toFixed(0)} req/s${gc})`);
         }
       } finally {
         child.kill('SIGTERM');
@@ -57,11 +61,13 @@ try {
       }
     }
   }
-  console.log('\nmedian µs CPU/request of the dbrest process:');
+  console.log('\nmedian µs CPU/request, dbrest + postgres [each round]:');
+  const each = (xs: number[]) => `[${xs.map((x) => x.toFixed(0)).join(', ')}]`;
   for (const k of cases) {
     for (const b of builds) {
       const xs = results.get(`${k} ${b.name}`)!;
-      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)}   [${xs.map((x) => x.toFixed(0)).join(', ')}]`);
+      const ps = pgResults.get(`${k} ${b.name}`)!;
+      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)} + ${median(ps).toFixed(1)}   ${each(xs)} + ${each(ps)}`);
     }
   }
 } finally {

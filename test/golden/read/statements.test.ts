@@ -18,7 +18,7 @@ t.test("a plain read without count", async (t) => {
     'WITH pgrst_source AS (SELECT "projects"."id", "projects"."name"',
     'FROM "test"."projects" AS "projects"',
     'WHERE "projects"."id" = $1)',
-    'SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'SELECT NULL::bigint AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
@@ -50,7 +50,7 @@ t.test("three levels of embedding (m2o, o2m, m2m) in ONE statement, exact count"
     'SELECT (SELECT pg_catalog.count(*)',
     'FROM (SELECT 1',
     'FROM "test"."projects" AS "projects"',
-    'WHERE "projects"."id" > $2) AS pgrst_count) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'WHERE "projects"."id" > $2) AS pgrst_count) AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
@@ -94,7 +94,7 @@ t.test("!inner to-many, spread, null-embed filter, related order, estimated coun
     'WHERE "clients_1"."id" = "projects"."client_id") AND EXISTS (SELECT 1',
     'FROM "test"."tasks" AS "tasks_1"',
     'WHERE "tasks_1"."project_id" = "projects"."id" AND "tasks_1"."name" LIKE $2)',
-    'LIMIT 101) AS pgrst_count) AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'LIMIT 101) AS pgrst_count) AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t',
   ));
@@ -239,7 +239,7 @@ t.test('server-max-response-bytes: the envelope is a subquery and the cap measur
     'FROM "test"."projects" AS "projects"',
     'WHERE "projects"."id" = $1)',
     'SELECT pgrst_envelope.*, CASE WHEN pg_catalog.octet_length(pgrst_envelope.body) > $2::bigint THEN ($3::text || (pg_catalog.octet_length(pgrst_envelope.body))::text)::integer END AS response_cap',
-    'FROM (SELECT NULL::bigint AS total_count, pg_catalog.count(_postgrest_t) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
+    'FROM (SELECT NULL::bigint AS total_count, pg_catalog.count(*) AS page_count, coalesce(json_agg(_postgrest_t), \'[]\')::text AS body, nullif(current_setting(\'response.headers\', true), \'\') AS response_headers, nullif(current_setting(\'response.status\', true), \'\') AS response_status',
     'FROM (SELECT *',
     'FROM pgrst_source) AS _postgrest_t) AS pgrst_envelope',
   ));

@@ -105,6 +105,19 @@ t.test('count modes', async (t) => {
   });
 });
 
+t.test('rows whose every selected column is NULL count in the page and in the total', async (t) => {
+  const s = await server(t);
+  // No limit: the total is the page's own count.
+  const one = await s.request('/projects?select=client_id&client_id=is.null', { headers: { Prefer: 'count=exact' } });
+  t.equal(one.status, 200);
+  t.equal(one.headers['content-range'], '0-0/1');
+  t.same(one.json(), [{ client_id: null }]);
+  const page = await s.request('/projects?select=client_id&order=id.desc&limit=2', { headers: { Prefer: 'count=exact' } });
+  t.equal(page.status, 206);
+  t.equal(page.headers['content-range'], '0-1/5');
+  t.same(page.json(), [{ client_id: null }, { client_id: 2 }]);
+});
+
 t.test('representations', async (t) => {
   const s = await server(t);
 
