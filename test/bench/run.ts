@@ -122,11 +122,21 @@ interface Child {
   stop(): Promise<void>;
 }
 
+const TAIL_BYTES = 8000;
+
 function startChild(name: string, args: string[], env: Record<string, string>): Child {
   const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
+  // The output's last TAIL_BYTES, kept as the chunks read and decoded only when asked for: with
+  // BENCH_OBSERVE=on a dbrest writes a JSON line per request, and decoding and concatenating every
+  // chunk took this process's CPU from the same cores as the server's.
+  const chunks: Buffer[] = [];
+  let kept = 0;
   let exit: string | null = null;
-  const keep = (c: Buffer) => (out = (out + c.toString()).slice(-8000));
+  const keep = (c: Buffer) => {
+    chunks.push(c);
+    kept += c.length;
+    while (chunks.length > 1 && kept - chunks[0]!.length >= TAIL_BYTES) kept -= chunks.shift()!.length;
+  };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => {
@@ -144,7 +154,7 @@ function startChild(name: string, args: string[], env: Record<string, string>): 
     proc,
     pid: proc.pid,
     exit: () => exit,
-    tail: () => out.trim(),
+    tail: () => Buffer.concat(chunks).subarray(-TAIL_BYTES).toString().trim(),
     async stop() {
       if (exit !== null) return;
       proc.kill('SIGTERM');
