@@ -5,8 +5,8 @@
 // batch grown by string concatenation and measured with Buffer.byteLength on every line, and
 // copied again into a Buffer once written; this costs a busy server a push per line.
 // The write is synchronous, as Node's own process.stderr is on a pipe, but never waits: when the
-// reader is behind (EAGAIN) or took part of a batch, the rest is tried again at the next tick; only
-// flush() and exit wait for it (as sonic-boom's exit flush did), a bounded time.
+// reader is behind (EAGAIN) or took part of a batch, the rest is tried again with the next batch or
+// at the next tick; only flush() and exit wait for it (as sonic-boom's exit flush did), a bounded time.
 import { writeSync } from 'node:fs';
 
 /** Bytes (counted as UTF-16 units: lines are mostly ASCII) that make a batch worth a write. */
@@ -64,8 +64,9 @@ export function lineBatch(fd: number): LineBatch {
     write(lines) {
       pending.push(lines);
       size += lines.length;
-      // Behind a stalled reader, the next tick retries (not every line).
-      if (size >= BATCH_BYTES && queue.length === 0) drain();
+      // While the reader lags, each further BATCH_BYTES of lines tries again (not every line): a
+      // pipe that took part of a batch may take the rest long before the next tick.
+      if (size >= BATCH_BYTES) drain();
     },
     flush,
   };
