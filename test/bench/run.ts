@@ -17,7 +17,9 @@
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
 //   BENCH_OBSERVE          on: dbrest runs with metrics (an admin server), log-format=json and
-//                          log-level=info (a JSON access line per request); off (default) without
+//                          log-level=info (a JSON access line per request); off (default) without.
+//                          The lines go through a pipe this process reads, as a log shipper reading
+//                          dbrest's stderr would; it keeps only the last 8,000 bytes (for a failure)
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
 //                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
 //                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
