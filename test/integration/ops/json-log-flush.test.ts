@@ -1,7 +1,9 @@
-// log-format=json writes through an asynchronous destination (lines of concurrent requests go out
-// together): no line may be lost for it. A SIGTERM'd server has written the access line of every
-// request it answered, and its shutdown event last; a server that crashes (an uncaught exception,
-// planted through a preloaded module) still has written the line of every request it answered.
+// log-format=json writes its lines in batches (observe/line-batch.ts: lines of concurrent requests go
+// out together): no line may be lost for it, nor a request held up by a reader that lags. A
+// SIGTERM'd server has written the access line of every request it answered, and its shutdown event
+// last; a server that crashes (an uncaught exception, planted through a preloaded module) still has
+// written the line of every request it answered; a server whose stderr is not read for a while
+// answers meanwhile, and every line arrives once it is read again.
 import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
