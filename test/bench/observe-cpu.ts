@@ -4,11 +4,15 @@
 // alternated over several rounds, it starts dbrest, warms it, reads utime+stime from
 // /proc/<pid>/stat, drives a fixed wrk run of W1 (one row by a random PK) or W2 (50 rows filter +
 // order + limit), reads them again and divides by the requests wrk counted. The server's stderr (the
-// JSON lines) goes through a pipe read by this process, as under the bench.
+// JSON lines) goes through a pipe read by this process, as under the bench; this process only
+// looks for a newline in what it reads (a JSON run must write lines), so its reading costs little.
+// OBS_BINS names other launchers (`node <script> serve`, e.g. an older build's copy) run alternated
+// with this build's, each with every combination, so builds are compared round by round.
 //   node dist/test/bench/observe-cpu.js            (env: OBS_ROUNDS=3 OBS_SECONDS=5 OBS_CASES=W1,W2
 //                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8
 //                                                    OBS_COMBOS='both off,both on'
-//                                                    OBS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p')
+//                                                    OBS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p'
+//                                                    OBS_BINS=/tmp/old/bin/dbrest.js,bin/dbrest.js)
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +34,10 @@ const COMBOS = [
 ] as const;
 const combos = process.env.OBS_COMBOS ? COMBOS.filter((c) => process.env.OBS_COMBOS!.split(',').includes(c.name)) : COMBOS;
 const nodeArgs = (process.env.OBS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const bins = process.env.OBS_BINS ? process.env.OBS_BINS.split(',').map((b) => path.resolve(b)) : [bin];
+// A build's label in the results: none when there is one build.
+const label = (b: string): string => (bins.length === 1 ? '' : `${path.relative(process.cwd(), b) || b} `);
+const runs = bins.flatMap((b) => combos.map((combo) => ({ bin: b, combo })));
 
 const db = await benchDatabase('obs', Number(process.env.OBS_SCALE ?? 0.1));
 try {
@@ -37,15 +45,15 @@ try {
 
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    for (const combo of rotated(combos, round)) {
+    for (const { bin, combo } of rotated(runs, round)) {
       const port = await freePort();
       const env = serveEnv(db.uri, port, {
         ...(combo.json ? { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json' } : {}),
         ...(combo.metrics ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}),
       });
       const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-      let lines = 0;
-      child.stderr.on('data', (b: Buffer) => { for (const x of b) if (x === 10) lines++; });
+      let sawLine = false;
+      child.stderr.on('data', (b: Buffer) => { if (!sawLine) sawLine = b.includes(10); });
       try {
         await waitUp(port);
         for (const k of cases) {
@@ -58,7 +66,7 @@ try {
             const by = [...threadTicks(child.pid!)].map(([name, t]) => `${name} ${perRequestUs(t - (threadsBefore.get(name) ?? 0), n).toFixed(1)}`);
             console.log(`  µs CPU/request by thread: ${by.join(', ')}`);
           }
-          const key = `${k} ${combo.name}`;
+          const key = `${label(bin)}${k} ${combo.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
           console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request (${n} requests)`);
         }
@@ -66,15 +74,19 @@ try {
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
       }
-      if (combo.json && lines === 0) throw new Error('JSON logs on but no line written');
+      if (combo.json && !sawLine) throw new Error('JSON logs on but no line written');
     }
   }
   console.log('\nmedian µs CPU/request (cost against both off):');
-  for (const k of cases) {
-    const base = median(results.get(`${k} both off`)!);
-    for (const combo of combos) {
-      const m = median(results.get(`${k} ${combo.name}`)!);
-      console.log(`  ${k} ${combo.name.padEnd(12)} ${m.toFixed(1).padStart(7)}  ${combo.name === 'both off' ? '' : `${(((m - base) / base) * 100).toFixed(1)} %`}   [${results.get(`${k} ${combo.name}`)!.map((x) => x.toFixed(0)).join(', ')}]`);
+  for (const b of bins) {
+    for (const k of cases) {
+      const of = (c: string) => results.get(`${label(b)}${k} ${c}`)!;
+      const base = combos.some((c) => c.name === 'both off') ? median(of('both off')) : null;
+      for (const combo of combos) {
+        const m = median(of(combo.name));
+        const cost = base === null || combo.name === 'both off' ? '' : `${(((m - base) / base) * 100).toFixed(1)} %`;
+        console.log(`  ${label(b)}${k} ${combo.name.padEnd(12)} ${m.toFixed(1).padStart(7)}  ${cost.padStart(7)}   [${of(combo.name).map((x) => x.toFixed(0)).join(', ')}]`);
+      }
     }
   }
 } finally {

@@ -17,7 +17,9 @@
 //   BENCH_W7_RUNS          schema-cache loads timed (default 3)
 //   BENCH_W7_TABLES / BENCH_W7_FKS   size of the big catalog (default 1000 / 2000)
 //   BENCH_OBSERVE          on: dbrest runs with metrics (an admin server), log-format=json and
-//                          log-level=info (a JSON access line per request); off (default) without
+//                          log-level=info (a JSON access line per request); off (default) without.
+//                          The lines go through a pipe this process reads, as a log shipper reading
+//                          dbrest's stderr would; it keeps only the last 8,000 bytes (for a failure)
 //   BENCH_CASES            comma list of cases to run, e.g. W1,W3,W7,M1,C2,P1 (default all but
 //                          W1X2 and W2X2, which run only when named: W1 and W2 on a dbrest with
 //                          server-workers=1 vs one with server-workers=2, each worker with BENCH_POOL)
@@ -122,11 +124,21 @@ interface Child {
   stop(): Promise<void>;
 }
 
+const TAIL_BYTES = 8000;
+
 function startChild(name: string, args: string[], env: Record<string, string>): Child {
   const proc = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
+  // The output's last TAIL_BYTES, kept as the chunks read and decoded only when asked for: with
+  // BENCH_OBSERVE=on a dbrest writes a JSON line per request, and decoding and concatenating every
+  // chunk took this process's CPU from the same cores as the server's.
+  const chunks: Buffer[] = [];
+  let kept = 0;
   let exit: string | null = null;
-  const keep = (c: Buffer) => (out = (out + c.toString()).slice(-8000));
+  const keep = (c: Buffer) => {
+    chunks.push(c);
+    kept += c.length;
+    while (chunks.length > 1 && kept - chunks[0]!.length >= TAIL_BYTES) kept -= chunks.shift()!.length;
+  };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   const exited = new Promise<void>((resolve) => {
@@ -144,7 +156,7 @@ function startChild(name: string, args: string[], env: Record<string, string>): 
     proc,
     pid: proc.pid,
     exit: () => exit,
-    tail: () => out.trim(),
+    tail: () => Buffer.concat(chunks).subarray(-TAIL_BYTES).toString().trim(),
     async stop() {
       if (exit !== null) return;
       proc.kill('SIGTERM');

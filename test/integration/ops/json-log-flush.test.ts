@@ -1,7 +1,9 @@
-// log-format=json writes through an asynchronous destination (lines of concurrent requests go out
-// together): no line may be lost for it. A SIGTERM'd server has written the access line of every
-// request it answered, and its shutdown event last; a server that crashes (an uncaught exception,
-// planted through a preloaded module) still has written the line of every request it answered.
+// log-format=json writes its lines in batches (observe/line-batch.ts: lines of concurrent requests go
+// out together): no line may be lost for it, nor a request held up by a reader that lags. A
+// SIGTERM'd server has written the access line of every request it answered, and its shutdown event
+// last; a server that crashes (an uncaught exception, planted through a preloaded module) still has
+// written the line of every request it answered; a server whose stderr is not read for a while
+// answers meanwhile, and every line arrives once it is read again.
 import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -90,4 +92,21 @@ t.test('a quiet server: one request’s access line is written while it keeps ru
   }
   t.ok(seen, 'the access line arrived within 5 s');
   t.equal(child.child.exitCode, null, 'the server is still running');
+});
+
+t.test('a stalled log reader: requests are still answered, and every line arrives once it reads again', async (t) => {
+  // stderr is written without waiting: while nobody reads it (the pipe full), lines wait in the
+  // server, not the requests; a server blocked on its log would answer none of these.
+  const { child, port } = await serveJson(t);
+  child.child.stderr!.pause();
+  const answered = await drive(port, 3000, 16); // ~800 KB of lines: more than a pipe holds
+  t.equal(answered.length, 3000, 'every request answered while stderr was not read');
+  child.child.stderr!.resume();
+  let missing = answered;
+  for (let i = 0; i < 200 && missing.length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const logged = accessIds(child.output());
+    missing = answered.filter((id) => !logged.has(id));
+  }
+  t.same(missing, [], 'no access line lost (within 10 s of reading again)');
 });
