@@ -623,6 +623,7 @@ function toMediaHandler(h: RawMediaHandlerRow): MediaHandler {
   return {
     mediaType: h.media_type,
     binary: h.base_type === 'bytea',
+    ...(h.base_type === 'xml' ? { xml: true as const } : {}),
     function: { schema: h.function_schema, name: h.function_name },
     relation: h.relation_schema !== null && h.relation_name !== null ? { schema: h.relation_schema, name: h.relation_name } : null,
     isAggregate: h.kind === 'aggregate',

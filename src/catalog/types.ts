@@ -142,6 +142,8 @@ export interface MediaHandler {
   readonly mediaType: string;
   /** True when the domain is over bytea: the handler produces bytes, else text. */
   readonly binary: boolean;
+  /** Set when the domain is over xml: its text is xml's output (see sql/media.ts). */
+  readonly xml?: true;
   readonly function: QualifiedName;
   /** Relation whose row type the handler accepts, or null for `anyelement` (any relation). */
   readonly relation: QualifiedName | null;

@@ -87,7 +87,7 @@ export function mediaBodyFor(
   if (media.media === 'handler' && h) {
     return { kind: 'aggregate', aggregate: h.function, relation: h.relation, scalar, binary: h.binary };
   }
-  if (media.media === 'value' && h) return { kind: 'value', binary: h.binary };
+  if (media.media === 'value' && h) return { kind: 'value', binary: h.binary, xml: h.xml === true };
   // raw: a scalar call's value, or the one selected column.
   const output = media.raw ?? 'text';
   if (scalar && call !== null) {

@@ -17,8 +17,8 @@ export type MediaBody =
       readonly scalar: boolean;
       readonly binary: boolean;
     }
-  /** A scalar call's own value (a media-type domain), sent as it is. */
-  | { readonly kind: 'value'; readonly binary: boolean }
+  /** A scalar call's own value (a media-type domain), sent as it is; `xml`: the domain is over xml. */
+  | { readonly kind: 'value'; readonly binary: boolean; readonly xml?: boolean }
   /**
    * One column's values concatenated (raw output): as text, as bytes (`columnIsBytea`: the column's
    * own bytes, else its text in UTF-8), or as xml (xmlagg).
@@ -52,6 +52,13 @@ const GEOJSON = constant(
 
 const asBody = (x: Sql, binary: boolean): Sql => (binary ? sql`(${x})::bytea` : sql`(${x})::text`);
 
+/**
+ * An xml value's text as PostgreSQL sends it, through xml's output function: with no XML
+ * declaration to print, that drops one newline before the content (PostgREST's text/xml answer
+ * starts at `<html>` for `$$\n<html>…$$::xml`). The ::text cast is binary and keeps the newline.
+ */
+const xmlText = (x: Sql): Sql => sql`pg_catalog.textin(pg_catalog.xml_out(${x}))`;
+
 export function mediaBodySql(body: MediaBody): Sql {
   switch (body.kind) {
     case 'aggregate': {
@@ -64,6 +71,7 @@ export function mediaBodySql(body: MediaBody): Sql {
     }
     case 'value':
       // One row (a non-SETOF call); no row (filtered away) is an empty body.
+      if (body.xml === true) return xmlText(constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]'));
       return asBody(constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]'), body.binary);
     case 'raw': {
       const col = sql`_postgrest_t.${ident(body.column)}`;
@@ -71,7 +79,7 @@ export function mediaBodySql(body: MediaBody): Sql {
         case 'text':
           return sql`coalesce(pg_catalog.string_agg((${col})::text, ''), '')`;
         case 'xml':
-          return sql`coalesce((pg_catalog.xmlagg((${col})::xml))::text, '')`;
+          return sql`coalesce(${xmlText(sql`pg_catalog.xmlagg((${col})::xml)`)}, '')`;
         case 'binary':
           return body.columnIsBytea
             ? sql`coalesce(pg_catalog.string_agg(${col}, ''::bytea), ''::bytea)`

@@ -8,6 +8,9 @@ import type { PlannedLogic, ReadNode } from '../plan/types.js';
  * `SELECT … FROM (SELECT alias.* FROM rel AS alias WHERE … ORDER BY … LIMIT … OFFSET …) AS alias
  * LEFT JOIN LATERAL …` keeps exactly the rows the one-level shape keeps. Not when:
  * - there is no range or no embed (nothing to save);
+ * - a limit with no offset and no order: nothing is skipped, and with LIMIT after the joins, as in
+ *   PostgREST's statement, PostgreSQL can read the relation in its order and stop early; over a page
+ *   subquery it hash-joined the page and answered its rows reordered (SpreadQueriesSpec);
  * - the node groups (LIMIT counts groups, after the joins a spread or aggregate needs);
  * - an `!inner` embed or a null-embed filter (`clients=is.null`) decides which rows exist;
  * - an order term sorts by an embedded to-one column (`order=clients(name)`);
@@ -16,7 +19,7 @@ import type { PlannedLogic, ReadNode } from '../plan/types.js';
  *   count the joined rows, as PostgREST's LIMIT after the joins does.
  */
 export function rangeFirst(node: ReadNode): boolean {
-  if (node.range.limit === null && node.range.offset === 0) return false;
+  if (node.range.offset === 0 && (node.range.limit === null || node.order.length === 0)) return false;
   if (node.embeds.length === 0) return false;
   if (node.aggregates || node.hoisted) return false;
   if (node.embeds.some((e) => e.joinType === 'inner')) return false;

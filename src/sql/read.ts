@@ -265,7 +265,7 @@ function selectItemSql(alias: string, s: PlannedSelect, columns: ReadNode['colum
 /**
  * The SELECT list, and the GROUP BY when the node aggregates: every non-aggregate output by its
  * position (JSON path keys are parameters, so the expressions themselves would not match), and
- * embedded JSON by its text (json has no equality operator).
+ * embedded JSON as jsonb (see groupKey).
  */
 function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
   const items: Sql[] = [];
@@ -287,9 +287,9 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
           items.push(sql`${array} AS ${ident(name)}`);
           continue;
         }
-        const asText = sql`(${array})::text`;
-        items.push(sql`(${asText})::json AS ${ident(name)}`);
-        groupBy.push(asText);
+        const key = groupKey(array);
+        items.push(sql`${key} AS ${ident(name)}`);
+        groupBy.push(key);
       }
       continue;
     }
@@ -300,10 +300,10 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
       }
       for (const o of spreadOutputs(e.node)) {
         if (o.json) {
-          // An embed inside the spread (`...processes(factories(name),…)`): grouped by its text.
-          const asText = sql`(${L}.${ident(o.name)})::text`;
-          items.push(sql`(${asText})::json AS ${ident(o.name)}`);
-          groupBy.push(asText);
+          // An embed inside the spread (`...processes(factories(name),…)`): grouped by its jsonb.
+          const key = groupKey(sql`${L}.${ident(o.name)}`);
+          items.push(sql`${key} AS ${ident(o.name)}`);
+          groupBy.push(key);
         } else if (o.aggregate === null) {
           items.push(sql`${L}.${ident(o.name)}`);
           groupBy.push(ordinal(items.length));
@@ -319,13 +319,22 @@ function selectList(node: ReadNode): { items: Sql[]; groupBy: Sql[] } {
       items.push(sql`${json} AS ${ident(e.outputName)}`);
       continue;
     }
-    const asText = sql`(${json})::text`;
-    items.push(sql`(${asText})::json AS ${ident(e.outputName)}`);
-    groupBy.push(asText);
+    const key = groupKey(json);
+    items.push(sql`${key} AS ${ident(e.outputName)}`);
+    groupBy.push(key);
   }
   // `select=` with nothing to show still needs a valid list for SELECT.
   if (items.length === 0) items.push(empty);
   return { items, groupBy };
+}
+
+/**
+ * Embedded JSON a grouped node outputs and groups by: json has no equality operator, so it goes
+ * through jsonb as PostgREST's embeds do, which gives PostgREST's groups in its order (a hash of
+ * the text would order them otherwise) and its jsonb formatting (`{"name": "Factory A"}`).
+ */
+function groupKey(json: Sql): Sql {
+  return sql`(${json})::jsonb`;
 }
 
 /**

@@ -101,15 +101,15 @@ t.test("!inner to-many, spread, null-embed filter, related order, estimated coun
   t.same(s.values, ["Design%","Design%"]);
 });
 
-t.test("aggregates group by position and by embedded JSON text", async (t) => {
+t.test("aggregates group by position and by embedded JSON as jsonb", async (t) => {
   const s = compile(buildReadRowsStatement(planOk('project_invoices', 'select=project_id,total:invoice_total.sum()::text,projects(name),pid:project_id::text&order=project_id')));
   t.equal(s.text, lines(
-    'SELECT "project_invoices"."project_id", CAST(SUM("project_invoices"."invoice_total") AS text) AS "total", CAST("project_invoices"."project_id" AS text) AS "pid", ((row_to_json("project_invoices_projects_1".*))::text)::json AS "projects"',
+    'SELECT "project_invoices"."project_id", CAST(SUM("project_invoices"."invoice_total") AS text) AS "total", CAST("project_invoices"."project_id" AS text) AS "pid", (row_to_json("project_invoices_projects_1".*))::jsonb AS "projects"',
     'FROM "test"."project_invoices" AS "project_invoices"',
     'LEFT JOIN LATERAL (SELECT "projects_1"."name"',
     'FROM "test"."projects" AS "projects_1"',
     'WHERE "projects_1"."id" = "project_invoices"."project_id") AS "project_invoices_projects_1" ON TRUE',
-    'GROUP BY 1, 3, (row_to_json("project_invoices_projects_1".*))::text',
+    'GROUP BY 1, 3, (row_to_json("project_invoices_projects_1".*))::jsonb',
     'ORDER BY 1',
   ));
   t.same(s.values, []);
@@ -118,13 +118,13 @@ t.test("aggregates group by position and by embedded JSON text", async (t) => {
 t.test("count() with an embedded array", async (t) => {
   const s = compile(buildReadRowsStatement(planOk('clients', 'select=count(),projects(name)')));
   t.equal(s.text, lines(
-    'SELECT COUNT(*) AS "count", ((COALESCE("clients_projects_1"."clients_projects_1", \'[]\'))::text)::json AS "projects"',
+    'SELECT COUNT(*) AS "count", (COALESCE("clients_projects_1"."clients_projects_1", \'[]\'))::jsonb AS "projects"',
     'FROM "test"."clients" AS "clients"',
     'LEFT JOIN LATERAL (SELECT json_agg("clients_projects_1") AS "clients_projects_1"',
     'FROM (SELECT "projects_1"."name"',
     'FROM "test"."projects" AS "projects_1"',
     'WHERE "projects_1"."client_id" = "clients"."id") AS "clients_projects_1") AS "clients_projects_1" ON TRUE',
-    'GROUP BY (COALESCE("clients_projects_1"."clients_projects_1", \'[]\'))::text',
+    'GROUP BY (COALESCE("clients_projects_1"."clients_projects_1", \'[]\'))::jsonb',
   ));
   t.same(s.values, []);
 });
