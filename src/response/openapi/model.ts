@@ -343,22 +343,10 @@ function relationOperations(rel: Relation, def: string, tags: ReadonlyArray<stri
 /** Arguments a client passes: IN, INOUT and VARIADIC ones (OUT and TABLE columns are results). */
 const inputParams = (r: Routine) => r.params.filter((p) => p.mode === 'in' || p.mode === 'inout' || p.mode === 'variadic');
 
-function argSchema(type: string, schema: string): ValueSchema {
-  const format = withoutOwnSchema(withoutPublic(type), schema);
+function argSchema(type: string): ValueSchema {
+  const format = withoutPublic(type);
   const items = arrayItemsOf(format);
   return { format, type: jsonTypeOf(format), ...(items ? { items } : {}), nullable: false };
-}
-
-/**
- * An argument's type without the function's own schema (`test.enum_menagerie_type[]` →
- * `enum_menagerie_type[]`), as PostgREST's OpenApiSpec has argument formats (its `::regtype::text`
- * with the schema on the search path); a column's format keeps the schema, as PostgREST's does.
- */
-function withoutOwnSchema(type: string, schema: string): string {
-  for (const prefix of [schema + '.', '"' + schema.replace(/"/g, '""') + '".']) {
-    if (type.startsWith(prefix)) return type.slice(prefix.length);
-  }
-  return type;
 }
 
 /** POST always; GET too for stable and immutable functions (PostgREST's makeProcPathItem). */
@@ -372,7 +360,7 @@ function routinePath(r: Routine): PathModel {
   const params = inputParams(r);
   const body: ObjectSchema = {
     ...(r.description !== null ? { description: r.description } : {}),
-    properties: params.map((p) => [p.name, argSchema(p.type, r.schema)] as const),
+    properties: params.map((p) => [p.name, argSchema(p.type)] as const),
     required: params.filter((p) => !p.hasDefault).map((p) => p.name),
   };
   const post: Operation = { method: 'post', ...base, parameters: [{ kind: 'args-body', schema: body }, ref('preferParams')] };
@@ -380,7 +368,7 @@ function routinePath(r: Routine): PathModel {
   const get: Operation = {
     method: 'get',
     ...base,
-    parameters: params.map((p) => ({ kind: 'arg', name: p.name, required: !p.hasDefault, variadic: p.mode === 'variadic', schema: argSchema(p.type, r.schema) })),
+    parameters: params.map((p) => ({ kind: 'arg', name: p.name, required: !p.hasDefault, variadic: p.mode === 'variadic', schema: argSchema(p.type) })),
   };
   return { path: '/rpc/' + r.name, operations: [get, post] };
 }
