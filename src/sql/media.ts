@@ -67,7 +67,10 @@ export function mediaBodySql(body: MediaBody): Sql {
         : body.relation !== null
           ? sql`_postgrest_t::${qualified(body.relation)}`
           : constant('_postgrest_t');
-      return asBody(sql`${qualified(body.aggregate)}(${arg})`, body.binary);
+      const agg = sql`${qualified(body.aggregate)}(${arg})`;
+      // A domain over bytea arrives as bytea already (PostgreSQL describes a domain column by its
+      // base type), so it goes uncast, and its plan's output is the aggregate as PostgREST's is.
+      return body.binary ? agg : asBody(agg, false);
     }
     case 'value':
       // One row (a non-SETOF call); no row (filtered away) is an empty body.
