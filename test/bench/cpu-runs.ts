@@ -96,11 +96,14 @@ export interface BenchDatabase {
   stop(): Promise<void>;
 }
 
-/** An embedded PostgreSQL (fsync off: these tools count CPU, not commits) loaded with the dataset. */
-export async function benchDatabase(prefix: string, scale: number): Promise<BenchDatabase> {
+/**
+ * An embedded PostgreSQL loaded with the dataset; fsync off unless `durable` (these tools count
+ * CPU, not commits, but a commit's wait changes how requests gather into batches).
+ */
+export async function benchDatabase(prefix: string, scale: number, durable = false): Promise<BenchDatabase> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `dbrest-${prefix}-`));
   const dataDir = path.join(dir, 'pgdata');
-  const db = await startEmbeddedPostgres({ dataDir, durable: false });
+  const db = await startEmbeddedPostgres({ dataDir, durable });
   const size = scaledSize(scale);
   const c = new pg.Client({ connectionString: db.uri });
   await c.connect();
@@ -118,19 +121,31 @@ export async function benchDatabase(prefix: string, scale: number): Promise<Benc
   };
 }
 
+export type Workload = 'W1' | 'W2' | 'W3' | 'W4';
+
 /**
- * The read workloads as wrk scripts in `dir`: W1 one track by a random id, W2 50 tracks by one
- * fixed filter, order and limit, W3 an artist's albums with their tracks (no limit).
+ * The workloads as wrk scripts in `dir`: W1 one track by a random id, W2 50 tracks by one fixed
+ * filter, order and limit, W3 an artist's albums with their tracks (no limit), W4 run.ts's insert
+ * of one customer with `Prefer: return=minimal` (the floor server answers all four).
  */
-export function readScripts(size: DatasetSize, dir: string): Record<'W1' | 'W2' | 'W3', string> {
+export function workloadScripts(size: DatasetSize, dir: string): Record<Workload, string> {
   const get = (url: string) => `request = function() return wrk.format("GET", ${url}, {["Accept"]="application/json"}) end`;
-  const scripts = {
+  const body = JSON.stringify({ first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', country: 'Norway' });
+  const scripts: Record<Workload, string> = {
     W1: get(`"/tracks?id=eq." .. math.random(1, ${size.tracks})`),
     W2: get(`"/tracks?album_id=lte.${Math.floor(size.albums / 2)}&order=id.desc&limit=50"`),
     W3: get(`"/albums?select=id,artist_id,title,released,tracks(id,album_id,name,composer,milliseconds,bytes,unit_price)&artist_id=eq." .. math.random(1, ${size.artists}) .. "&order=id"`),
+    W4: [
+      'wrk.method = "POST"',
+      'wrk.path = "/customers"',
+      `wrk.body = ${JSON.stringify(body)}`,
+      'wrk.headers["Content-Type"] = "application/json"',
+      'wrk.headers["Accept"] = "application/json"',
+      'wrk.headers["Prefer"] = "return=minimal"',
+    ].join('\n'),
   };
-  const files = {} as Record<'W1' | 'W2' | 'W3', string>;
-  for (const [k, s] of Object.entries(scripts) as Array<['W1' | 'W2' | 'W3', string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
+  const files = {} as Record<Workload, string>;
+  for (const [k, s] of Object.entries(scripts) as Array<[Workload, string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
   return files;
 }
 
