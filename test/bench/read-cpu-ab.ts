@@ -4,8 +4,9 @@
 // reads utime+stime from /proc/<pid>/stat, drives a fixed-time wrk run, reads them again and
 // divides by the requests wrk counted.
 //   node dist/test/bench/read-cpu-ab.js A=/path/to/a/bin/dbrest.js B=bin/dbrest.js
-//   (env: AB_ROUNDS=4 AB_SECONDS=5 AB_CASES=W1,W2 AB_SCALE=1 AB_CONNECTIONS=32 AB_POOL=10
-//         AB_FSYNC=on: a durable PostgreSQL, as users run it; off by default)
+//   (env: AB_ROUNDS=4 AB_SECONDS=5 AB_WARMUP=2 AB_CASES=W1,W2 AB_SCALE=1 AB_CONNECTIONS=32 AB_POOL=10
+//         AB_FSYNC=on: a durable PostgreSQL, as users run it; off by default; AB_THREADS=1: the
+//         server's CPU per request by thread too)
 // W1…W4 are cpu-runs.ts's workloadScripts: one track by a random id of 200,000 (at scale 1); 50
 // tracks by one fixed filter, order and limit; an artist's albums with their tracks, no limit;
 // W4 one customer inserted with return=minimal. A build whose file is floor-server.js is the bench's
@@ -14,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, serveEnv, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
+import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, serveEnv, threadTicks, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
 
 const builds = process.argv.slice(2).map((a) => {
   const eq = a.indexOf('=');
@@ -25,6 +26,10 @@ const rounds = Number(process.env.AB_ROUNDS ?? 4);
 const seconds = Number(process.env.AB_SECONDS ?? 5);
 const connections = Number(process.env.AB_CONNECTIONS ?? 32);
 const pool = process.env.AB_POOL ?? '10';
+// Seconds of load before each measured run. On this loaded 2-core machine V8 still compiled the
+// write path on its helper threads well after a 2 s warm-up: ~80 µs per W4 request on threads
+// other than the main one after 2 s, ~5 µs after 10 s.
+const warmup = Number(process.env.AB_WARMUP ?? 2);
 const cases = (process.env.AB_CASES ?? 'W1').split(',') as Workload[];
 
 const db = await benchDatabase('ab', Number(process.env.AB_SCALE ?? 1), process.env.AB_FSYNC === 'on');
@@ -43,19 +48,31 @@ try {
       const child = spawn(process.execPath, [...(process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean), ...args], { env: { ...env, FLOOR_POOL_SIZE: pool }, stdio: ['ignore', 'pipe', 'inherit'] });
       // With AB_NODE_ARGS=--trace-gc: young-generation collections counted per measured request.
       let scavenges = 0;
-      child.stdout!.on('data', (b: Buffer) => void (scavenges += b.toString().split('Scavenge').length - 1));
+      let markCompacts = 0;
+      child.stdout!.on('data', (b: Buffer) => {
+        const text = b.toString();
+        scavenges += text.split('Scavenge').length - 1;
+        markCompacts += text.split('Mark-Compact').length - 1;
+        if (process.env.AB_ECHO) process.stdout.write(text);
+      });
       try {
         await waitUp(port);
         for (const k of cases) {
-          await wrk(port, files[k], 2, connections); // warm-up: JIT, caches, pool
+          await wrk(port, files[k], warmup, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
           const pgBefore = childTicks(db.postmaster);
           const scavengesBefore = scavenges;
+          const markCompactsBefore = markCompacts;
+          const threadsBefore = process.env.AB_THREADS ? threadTicks(child.pid!) : null;
           const n = await wrk(port, files[k], seconds, connections);
+          if (threadsBefore !== null) {
+            const by = [...threadTicks(child.pid!)].map(([name, t]) => `${name} ${perRequestUs(t - (threadsBefore.get(name) ?? 0), n).toFixed(1)}`);
+            console.log(`  ${build.name} µs CPU/request by thread: ${by.join(', ')}`);
+          }
           const perReq = perRequestUs(cpuTicks(child.pid!) - before, n);
           const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
-          const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests` : '';
+          const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests, ${markCompacts - markCompactsBefore} mark-compacts` : '';
           const key = `${k} ${build.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
           pgResults.set(key, [...(pgResults.get(key) ?? []), pgPerReq]);
