@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSql, scaledSize, type DatasetSize } from './dataset.js';
@@ -166,3 +167,27 @@ export function serveEnv(uri: string, port: number, overrides: Record<string, st
 
 /** `list` rotated by `round`, so no entry always runs first (or after the same one). */
 export const rotated = <T>(list: ReadonlyArray<T>, round: number): T[] => list.map((_, i) => list[(i + round) % list.length]!);
+
+/**
+ * A dbrest build (a directory holding dist/) started in this process against the bench database,
+ * for the in-process tools (read-prep-cpu, write-prep-cpu): `mod` imports one of its modules.
+ */
+export interface InProcessBuild {
+  readonly root: string;
+  /** The running server (its `app`, `close()`), typed loosely: builds differ. */
+  readonly server: { readonly app: { cache(): unknown; readonly config: unknown }; close(): Promise<void> };
+  readonly config: unknown;
+  mod(p: string): Promise<Record<string, (...args: never[]) => unknown>>;
+}
+
+export async function startBuild(root: string, uri: string): Promise<InProcessBuild> {
+  const mod = (p: string) => import(pathToFileURL(path.join(root, 'dist/src', p)).href) as Promise<Record<string, (...args: never[]) => unknown>>;
+  const { loadConfig } = (await mod('config/load.js')) as unknown as { loadConfig(o: object): Promise<{ config: unknown }> };
+  const { startServer } = (await mod('http/start.js')) as unknown as { startServer(c: unknown, uri: string, log: unknown): Promise<InProcessBuild['server'] & { ready(): Promise<void> }> };
+  const { createLogger } = (await mod('observe/log.js')) as unknown as { createLogger(level: string): unknown };
+  const env = { DBREST_DB_URI: uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_SERVER_PORT: '0', DBREST_SERVER_HOST: '127.0.0.1', DBREST_LOG_LEVEL: 'crit' };
+  const config = (await loadConfig({ cwd: process.cwd(), env, flags: {}, search: false })).config;
+  const server = await startServer(config, uri, createLogger('crit'));
+  await server.ready();
+  return { root, server, config, mod };
+}
