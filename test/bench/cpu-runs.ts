@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSql, scaledSize, type DatasetSize } from './dataset.js';
@@ -96,11 +97,14 @@ export interface BenchDatabase {
   stop(): Promise<void>;
 }
 
-/** An embedded PostgreSQL (fsync off: these tools count CPU, not commits) loaded with the dataset, vacuumed and analysed. */
-export async function benchDatabase(prefix: string, scale: number): Promise<BenchDatabase> {
+/**
+ * An embedded PostgreSQL loaded with the dataset, vacuumed and analysed; fsync off unless `durable`
+ * (these tools count CPU, not commits, but a commit's wait changes how requests gather into batches).
+ */
+export async function benchDatabase(prefix: string, scale: number, durable = false): Promise<BenchDatabase> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `dbrest-${prefix}-`));
   const dataDir = path.join(dir, 'pgdata');
-  const db = await startEmbeddedPostgres({ dataDir, durable: false });
+  const db = await startEmbeddedPostgres({ dataDir, durable });
   const size = scaledSize(scale);
   const c = new pg.Client({ connectionString: db.uri });
   await c.connect();
@@ -119,20 +123,33 @@ export async function benchDatabase(prefix: string, scale: number): Promise<Benc
   };
 }
 
+export type Workload = 'W1' | 'W2' | 'W3' | 'W4';
+
 /**
- * The read workloads as wrk scripts in `dir`: W1 one track by a random id, W2 50 tracks by one
- * fixed filter, order and limit (run.ts's: album_id up to a 40th of the albums, so the newest 50
- * matching tracks are found among ~2,000 scanned backwards by id), W3 an artist's albums with their tracks (no limit).
+ * The workloads as wrk scripts in `dir`: W1 one track by a random id, W2 50 tracks by one fixed
+ * filter, order and limit (run.ts's: album_id up to a 40th of the albums, so the newest 50 matching
+ * tracks are found among ~2,000 scanned backwards by id), W3 an artist's albums with their tracks
+ * (no limit), W4 run.ts's insert of one customer with `Prefer: return=minimal` (the floor server
+ * answers all four).
  */
-export function readScripts(size: DatasetSize, dir: string): Record<'W1' | 'W2' | 'W3', string> {
+export function workloadScripts(size: DatasetSize, dir: string): Record<Workload, string> {
   const get = (url: string) => `request = function() return wrk.format("GET", ${url}, {["Accept"]="application/json"}) end`;
-  const scripts = {
+  const body = JSON.stringify({ first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', country: 'Norway' });
+  const scripts: Record<Workload, string> = {
     W1: get(`"/tracks?id=eq." .. math.random(1, ${size.tracks})`),
     W2: get(`"/tracks?album_id=lte.${Math.max(1, Math.round(size.albums / 40))}&order=id.desc&limit=50"`),
     W3: get(`"/albums?select=id,artist_id,title,released,tracks(id,album_id,name,composer,milliseconds,bytes,unit_price)&artist_id=eq." .. math.random(1, ${size.artists}) .. "&order=id"`),
+    W4: [
+      'wrk.method = "POST"',
+      'wrk.path = "/customers"',
+      `wrk.body = ${JSON.stringify(body)}`,
+      'wrk.headers["Content-Type"] = "application/json"',
+      'wrk.headers["Accept"] = "application/json"',
+      'wrk.headers["Prefer"] = "return=minimal"',
+    ].join('\n'),
   };
-  const files = {} as Record<'W1' | 'W2' | 'W3', string>;
-  for (const [k, s] of Object.entries(scripts) as Array<['W1' | 'W2' | 'W3', string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
+  const files = {} as Record<Workload, string>;
+  for (const [k, s] of Object.entries(scripts) as Array<[Workload, string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
   return files;
 }
 
@@ -153,3 +170,27 @@ export function serveEnv(uri: string, port: number, overrides: Record<string, st
 
 /** `list` rotated by `round`, so no entry always runs first (or after the same one). */
 export const rotated = <T>(list: ReadonlyArray<T>, round: number): T[] => list.map((_, i) => list[(i + round) % list.length]!);
+
+/**
+ * A dbrest build (a directory holding dist/) started in this process against the bench database,
+ * for the in-process tools (read-prep-cpu, write-prep-cpu): `mod` imports one of its modules.
+ */
+export interface InProcessBuild {
+  readonly root: string;
+  /** The running server (its `app`, `close()`), typed loosely: builds differ. */
+  readonly server: { readonly app: { cache(): unknown; readonly config: unknown }; close(): Promise<void> };
+  readonly config: unknown;
+  mod(p: string): Promise<Record<string, (...args: never[]) => unknown>>;
+}
+
+export async function startBuild(root: string, uri: string): Promise<InProcessBuild> {
+  const mod = (p: string) => import(pathToFileURL(path.join(root, 'dist/src', p)).href) as Promise<Record<string, (...args: never[]) => unknown>>;
+  const { loadConfig } = (await mod('config/load.js')) as unknown as { loadConfig(o: object): Promise<{ config: unknown }> };
+  const { startServer } = (await mod('http/start.js')) as unknown as { startServer(c: unknown, uri: string, log: unknown): Promise<InProcessBuild['server'] & { ready(): Promise<void> }> };
+  const { createLogger } = (await mod('observe/log.js')) as unknown as { createLogger(level: string): unknown };
+  const env = { DBREST_DB_URI: uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_SERVER_PORT: '0', DBREST_SERVER_HOST: '127.0.0.1', DBREST_LOG_LEVEL: 'crit' };
+  const config = (await loadConfig({ cwd: process.cwd(), env, flags: {}, search: false })).config;
+  const server = await startServer(config, uri, createLogger('crit'));
+  await server.ready();
+  return { root, server, config, mod };
+}

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, cpuTicks, median, perRequestUs, readScripts, rotated, serveEnv, threadTicks, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, cpuTicks, median, perRequestUs, workloadScripts, rotated, serveEnv, threadTicks, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -41,7 +41,7 @@ const runs = bins.flatMap((b) => combos.map((combo) => ({ bin: b, combo })));
 
 const db = await benchDatabase('obs', Number(process.env.OBS_SCALE ?? 0.1));
 try {
-  const files = readScripts(db.size, db.dir);
+  const files = workloadScripts(db.size, db.dir);
 
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, readScripts, rotated, serveEnv, waitUp, wrk } from './cpu-runs.js';
+import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, workloadScripts, rotated, serveEnv, waitUp, wrk } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -28,7 +28,7 @@ const nodeArgs = (process.env.PREP_NODE_ARGS ?? '').split(' ').filter((a) => a !
 
 const db = await benchDatabase('prep', Number(process.env.PREP_SCALE ?? 0.1));
 try {
-  const files = readScripts(db.size, db.dir);
+  const files = workloadScripts(db.size, db.dir);
 
   const results = new Map<string, number[]>();
   const pgResults = new Map<string, number[]>();

@@ -5,9 +5,7 @@
 // (`/tracks?id=eq.<random>`) in alternating rounds and prints µs of process CPU per read.
 //   node dist/test/bench/read-prep-cpu.js /path/to/before /work/h-readmemo   (env: PREP_ROUNDS=5 PREP_N=20000)
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { benchDatabase, median } from './cpu-runs.js';
-import { ANON_ROLE } from './dataset.js';
+import { benchDatabase, median, startBuild } from './cpu-runs.js';
 
 const roots = process.argv.slice(2).map((r) => path.resolve(r));
 const rounds = Number(process.env.PREP_ROUNDS ?? 5);
@@ -16,18 +14,12 @@ const n = Number(process.env.PREP_N ?? 20000);
 const db = await benchDatabase('prep', 0.1);
 const size = db.size;
 try {
-  const env = { DBREST_DB_URI: db.uri, DBREST_DB_ANON_ROLE: ANON_ROLE, DBREST_DB_SCHEMAS: 'public', DBREST_SERVER_PORT: '0', DBREST_SERVER_HOST: '127.0.0.1', DBREST_LOG_LEVEL: 'crit' };
   const builds = [];
   for (const root of roots) {
-    const mod = (p: string) => import(pathToFileURL(path.join(root, 'dist/src', p)).href);
-    const { loadConfig } = await mod('config/load.js');
-    const { startServer } = await mod('http/start.js');
-    const { createLogger } = await mod('observe/log.js');
-    const { parseRequest } = await mod('request/parse-request.js');
-    const { prepareRead } = await mod('http/read-prep.js');
-    const config = (await loadConfig({ cwd: process.cwd(), env, flags: {}, search: false })).config;
-    const server = await startServer(config, db.uri, createLogger('crit'));
-    await server.ready();
+    const b = await startBuild(root, db.uri);
+    const { parseRequest } = (await b.mod('request/parse-request.js')) as unknown as { parseRequest(i: object, o: object): { ok: boolean; value: unknown } };
+    const { prepareRead } = (await b.mod('http/read-prep.js')) as unknown as { prepareRead(r: unknown, t: string, c: unknown, cfg: unknown): { ok: boolean } };
+    const { server, config } = b;
     const cache = server.app.cache();
     const one = (id: number): void => {
       const input = { method: 'GET', url: `/tracks?id=eq.${id}`, headers: { accept: 'application/json' }, body: null };
