@@ -39,7 +39,7 @@ export function createJsonLogger(level: LogLevel, write?: (line: string) => void
   // pino writes each line whole, with its newline; `write` takes it without. A cluster worker shares
   // its stderr with the others: one write per line keeps lines whole there (a pipe write up to 4 KiB
   // is atomic; a batch of lines is not and could interleave with another worker's).
-  const batch: LineBatch | null = write === undefined && !cluster.isWorker ? lineBatch(2) : null;
+  const batch: LineBatch | null = write === undefined && !cluster.isWorker ? lineBatch(2, droppedLinesLine) : null;
   const out: pino.DestinationStream = write !== undefined
     ? { write: (s: string) => write(s.endsWith('\n') ? s.slice(0, -1) : s) }
     : batch ?? { write: (s: string) => process.stderr.write(s) };
@@ -66,6 +66,10 @@ export function createJsonLogger(level: LogLevel, write?: (line: string) => void
     },
   };
 }
+
+/** The event written once a reader that stopped taking lines (see line-batch.ts) has caught up. */
+const droppedLinesLine = (lines: number): string =>
+  `{"level":"warn","time":"${new Date().toISOString()}","name":"dbrest","event":"log_lines_dropped","lines":${lines}}\n`;
 
 // A busy server answers several requests per millisecond: their lines share one formatted time.
 let isoMs = 0;

@@ -7,6 +7,9 @@
 // The write is synchronous, as Node's own process.stderr is on a pipe, but never waits: when the
 // reader is behind (EAGAIN) or took part of a batch, the rest is tried again with the next batch or
 // at the next tick; only flush() and exit wait for it (as sonic-boom's exit flush did), a bounded time.
+// A reader that stops for good must not grow the server's memory without end: past MAX_QUEUED_BYTES
+// new batches are dropped, counted, and a notice of how many lines were lost is written once the
+// reader has taken the rest.
 import { writeSync } from 'node:fs';
 
 /** Bytes (counted as UTF-16 units: lines are mostly ASCII) that make a batch worth a write. */
@@ -15,6 +18,8 @@ export const BATCH_BYTES = 16 * 1024;
 export const BATCH_MS = 100;
 // flush() and exit wait at most this long for a reader that does not take the lines.
 const STALLED_MS = 2000;
+/** Encoded bytes kept for a reader that lags; more are dropped. */
+export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 export interface LineBatch {
   /** One or more whole lines, each ending with its newline. */
@@ -23,16 +28,29 @@ export interface LineBatch {
   flush(): void;
 }
 
-export function lineBatch(fd: number): LineBatch {
+/**
+ * `dropNotice(n)`: the line (with its newline) that tells the reader `n` lines were dropped;
+ * `maxQueuedBytes`: how much waits for a lagging reader before lines are dropped.
+ */
+export function lineBatch(fd: number, dropNotice: (lines: number) => string, maxQueuedBytes = MAX_QUEUED_BYTES): LineBatch {
   let pending: string[] = [];
   let size = 0;
   // Batches encoded but not yet taken by the reader (EAGAIN or a partial write), oldest first.
   const queue: Buffer[] = [];
+  let queuedBytes = 0;
+  let dropped = 0;
+
+  const enqueue = (b: Buffer): void => {
+    queue.push(b);
+    queuedBytes += b.length;
+  };
 
   /** Writes what it can without waiting; true when nothing is left. */
   const drain = (): boolean => {
     if (pending.length > 0) {
-      queue.push(Buffer.from(pending.length === 1 ? pending[0]! : pending.join('')));
+      const b = Buffer.from(pending.length === 1 ? pending[0]! : pending.join(''));
+      if (queuedBytes + b.length <= maxQueuedBytes) enqueue(b);
+      else dropped += countLines(b);
       pending = [];
       size = 0;
     }
@@ -40,12 +58,18 @@ export function lineBatch(fd: number): LineBatch {
       const head = queue[0]!;
       try {
         const n = writeSync(fd, head);
+        queuedBytes -= n;
         if (n < head.length) queue[0] = head.subarray(n);
         else queue.shift();
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
         if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
         queue.length = 0; // stderr closed (EPIPE, EBADF): nowhere to write them.
+        queuedBytes = 0;
+      }
+      if (queue.length === 0 && dropped > 0) {
+        enqueue(Buffer.from(dropNotice(dropped)));
+        dropped = 0;
       }
     }
     return true;
@@ -70,4 +94,10 @@ export function lineBatch(fd: number): LineBatch {
     },
     flush,
   };
+}
+
+function countLines(b: Buffer): number {
+  let n = 0;
+  for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) n++;
+  return n;
 }

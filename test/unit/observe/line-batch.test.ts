@@ -1,0 +1,88 @@
+// line-batch.ts over a real pipe (a FIFO, both ends non-blocking, as a server's stderr pipe is to a
+// log shipper): a reader that stops does not grow the queue past its bound; the lines beyond it are
+// dropped and counted, and once the reader takes the rest a notice says how many were lost. Every
+// line written is either read or counted in the notice.
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { lineBatch } from '../../../src/observe/line-batch.js';
+
+function fifo(t: Test): { readFd: number; writeFd: number } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dbrest-linebatch-'));
+  const file = path.join(dir, 'pipe');
+  execFileSync('mkfifo', [file]);
+  const readFd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  const writeFd = openSync(file, constants.O_WRONLY | constants.O_NONBLOCK);
+  t.teardown(() => {
+    closeSync(writeFd);
+    closeSync(readFd);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { readFd, writeFd };
+}
+
+function readAll(fd: number): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buf);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') break;
+      throw e;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads until nothing has come for a few of the batch's 100 ms ticks (they write what waits). */
+async function readUntilQuiet(fd: number): Promise<string> {
+  let text = '';
+  for (let idle = 0; idle < 4; ) {
+    const got = readAll(fd);
+    text += got;
+    idle = got === '' ? idle + 1 : 0;
+    await new Promise((r) => setTimeout(r, 120));
+  }
+  return text;
+}
+
+const line = (i: number) => `{"n":${i},"pad":"${'x'.repeat(90)}"}\n`;
+
+t.test('a reader that stops: the queue stays bounded, the rest is counted, and a notice follows', async (t) => {
+  const { readFd, writeFd } = fifo(t);
+  const max = 256 * 1024;
+  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, max);
+  const total = 20_000; // ~2 MB: the pipe (64 KiB) and the bound (256 KiB) hold far less
+  for (let i = 0; i < total; i++) batch.write(line(i));
+
+  const lines = (await readUntilQuiet(readFd)).split('\n').filter((l) => l !== '');
+  const notices = lines.filter((l) => l.startsWith('{"dropped":'));
+  t.equal(notices.length, 1, 'one notice of the dropped lines');
+  const dropped = (JSON.parse(notices[0]!) as { dropped: number }).dropped;
+  const kept = lines.filter((l) => l.startsWith('{"n":')).map((l) => (JSON.parse(l) as { n: number }).n);
+  t.ok(dropped > 0, `lines were dropped (${dropped})`);
+  t.ok(kept.length * line(0).length <= max + 65536 + 16 * 1024 + line(0).length, `at most the bound, the pipe and one batch were kept (${kept.length} lines)`);
+  t.equal(kept.length + dropped, total, 'every line is either read or counted as dropped');
+  t.same(kept, [...kept].sort((a, b) => a - b), 'the lines kept arrive in order');
+  t.equal(lines.at(-1), notices[0], 'the notice comes after the lines that were kept');
+});
+
+t.test('a reader that keeps up loses nothing and gets no notice', async (t) => {
+  const { readFd, writeFd } = fifo(t);
+  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 256 * 1024);
+  let text = '';
+  for (let i = 0; i < 5_000; i++) {
+    batch.write(line(i));
+    if (i % 100 === 0) text += readAll(readFd);
+  }
+  text += await readUntilQuiet(readFd);
+  const lines = text.split('\n').filter((l) => l !== '');
+  t.equal(lines.length, 5_000);
+  t.notOk(lines.some((l) => l.startsWith('{"dropped"')), 'no notice');
+});
