@@ -1,6 +1,7 @@
 // What the CPU-per-request bench tools share (observe-cpu, prepared-cpu, read-cpu-ab,
-// read-prep-cpu): a throwaway PostgreSQL with the bench dataset, the workloads as wrk scripts, a
-// fixed wrk run, and utime+stime read from /proc. On a shared machine wall-clock req/s is noise;
+// read-prep-cpu, write-prep-cpu, insert-cpu, read-pg-cpu): a throwaway PostgreSQL with the bench
+// dataset, the workloads as wrk scripts, a fixed wrk run, utime+stime read from /proc, and one
+// backend's CPU per batch of statements. On a shared machine wall-clock req/s is noise;
 // the CPU a process spends per answer is not.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,43 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { runBatch, type BatchStatement } from '../../src/db/batch.js';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
 import { ANON_ROLE, datasetSql, scaledSize, type DatasetSize } from './dataset.js';
+
+/** Nanoseconds the process has run on a CPU (/proc/<pid>/schedstat: finer than stat's ticks). */
+export function cpuNs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+}
+
+/**
+ * PostgreSQL's CPU per batch for each variant, on the one backend of `client`: each variant is
+ * run 200 times first (parse, plan cache), then `batches` times per round, in an order reversed
+ * every round; prints and returns each variant's rounds and median (µs per batch).
+ */
+export async function backendCpuPerBatch(
+  client: pg.Client,
+  variants: Readonly<Record<string, () => BatchStatement[]>>,
+  opts: { batches: number; rounds: number; only?: ReadonlyArray<number> },
+): Promise<Map<string, number[]>> {
+  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  const names = Object.keys(variants).filter((_, i) => !opts.only || opts.only.includes(i));
+  const perVariant = new Map<string, number[]>(names.map((n) => [n, []]));
+  for (const n of names) for (let i = 0; i < 200; i++) await runBatch(client, variants[n]!());
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const n of r % 2 === 0 ? names : [...names].reverse()) {
+      const make = variants[n]!;
+      const t0 = cpuNs(backend);
+      for (let i = 0; i < opts.batches; i++) await runBatch(client, make());
+      perVariant.get(n)!.push((cpuNs(backend) - t0) / 1000 / opts.batches);
+    }
+  }
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  for (const [n, v] of perVariant) {
+    console.log(`${n.padEnd(width)} median ${median(v).toFixed(1).padStart(6)} µs/batch  (rounds: ${v.map((x) => x.toFixed(1)).join(', ')})`);
+  }
+  return perVariant;
+}
 
 /** USER_HZ: /proc times are in 1/100 s. */
 export const TICK = 100;

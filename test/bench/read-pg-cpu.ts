@@ -8,20 +8,14 @@
 //   node dist/test/bench/read-pg-cpu.js   (env: RPG_ROUNDS=7 RPG_BATCHES=1000 RPG_SCALE=1
 //                                           RPG_ALBUMS=40: W2's filter is album_id <= albums/RPG_ALBUMS,
 //                                           as run.ts's; RPG_ONLY=0,1,5: the variants, by index)
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { runBatch, type BatchStatement } from '../../src/db/batch.js';
+import type { BatchStatement } from '../../src/db/batch.js';
 import { statementName } from '../../src/db/transaction.js';
-import { benchDatabase, median } from './cpu-runs.js';
+import { backendCpuPerBatch, benchDatabase } from './cpu-runs.js';
 import { CAP, CAP_TEXT, CONTEXT, FLOOR, MAIN, READ_ONLY, ROLE, settingsSql } from './w2-sql.js';
 
 const rounds = Number(process.env.RPG_ROUNDS ?? 7);
 const batches = Number(process.env.RPG_BATCHES ?? 1000);
-
-/** Nanoseconds the process has run on a CPU (/proc/<pid>/schedstat: finer than stat's ticks). */
-function cpuNs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-}
 
 const named = (text: string, values: ReadonlyArray<unknown>, discard = false): BatchStatement => ({ text, values, name: statementName(text), discard });
 
@@ -52,25 +46,8 @@ try {
   await client.connect();
   const albumMax = Math.max(1, Math.round(db.size.albums / Number(process.env.RPG_ALBUMS ?? 40)));
   const all = variants(albumMax);
-  const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-  const only = process.env.RPG_ONLY?.split(',').map(Number);
-  const names = Object.keys(all).filter((_, i) => !only || only.includes(i));
-  const perVariant = new Map<string, number[]>(names.map((n) => [n, []]));
   console.log(`# W2: album_id <= ${albumMax} of ${db.size.albums}; ${batches} batches per variant and round, ${rounds} rounds`);
-  for (const n of names) for (let i = 0; i < 200; i++) await runBatch(client, all[n]!()); // parse, plan cache
-  for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? names : [...names].reverse();
-    for (const n of order) {
-      const make = all[n]!;
-      const t0 = cpuNs(backend);
-      for (let i = 0; i < batches; i++) await runBatch(client, make());
-      perVariant.get(n)!.push((cpuNs(backend) - t0) / 1000 / batches);
-    }
-  }
-  for (const n of names) {
-    const v = perVariant.get(n)!;
-    console.log(`${n.padEnd(58)} median ${median(v).toFixed(1).padStart(6)} µs/batch  (rounds: ${v.map((x) => x.toFixed(1)).join(', ')})`);
-  }
+  await backendCpuPerBatch(client, all, { batches, rounds, only: process.env.RPG_ONLY?.split(',').map(Number) });
   // Generic or custom plans: a generic plan skips planning, a custom one plans each execution.
   const plans = await client.query<{ statement: string; generic_plans: string; custom_plans: string }>(
     'SELECT left(statement, 60) AS statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY statement',
