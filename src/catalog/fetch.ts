@@ -51,7 +51,8 @@ const CLIENT_BEGIN = [BEGIN_SQL, CATALOG_SETTINGS_SQL, COLUMNS_SETTINGS_SQL] as 
 /**
  * Share `client`'s snapshot with `helper` (pg_export_snapshot / SET TRANSACTION SNAPSHOT), so the
  * two can read the catalog in parallel and still see one consistent state. False when the server
- * will not (a standby, a pooler in the way): then everything runs on `client`. The export runs at
+ * will not (a standby, a pooler in the way) or the helper cannot join within HELPER_WAIT_MS: then
+ * everything runs on `client`. The export runs at
  * the transaction's top level: PostgreSQL refuses it inside a subtransaction (a savepoint), so a
  * failure ends `client`'s transaction and starts it again, before anything was read in it.
  */
@@ -66,14 +67,22 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
   }
   // A snapshot id is hex digits and dashes; checked, as SET TRANSACTION SNAPSHOT takes no parameter.
   if (!/^[0-9A-Fa-f-]+$/.test(id)) return false;
-  try {
-    await many(helper, BEGIN_SQL, `SET TRANSACTION SNAPSHOT '${id}'`, CATALOG_SETTINGS_SQL);
-    return true;
-  } catch {
-    await helper.query('ROLLBACK').catch(() => undefined);
-    return false;
-  }
+  const joined = many(helper, BEGIN_SQL, `SET TRANSACTION SNAPSHOT '${id}'`, CATALOG_SETTINGS_SQL).then(() => true, () => false);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), HELPER_WAIT_MS)));
+  const outcome = await Promise.race([joined, waited]);
+  clearTimeout(timer);
+  if (outcome === true) return true;
+  // Late: a pooler has no server connection for the helper while `client` holds one (several
+  // workers loading at once through a PgBouncer pool of two: each one's client held a connection
+  // and each helper waited for another, for ever). The load goes on on `client` alone; the helper,
+  // whose statements may still run, is only closed by the caller.
+  if (outcome === false) await helper.query('ROLLBACK').catch(() => undefined);
+  return false;
 }
+
+/** How long the helper may wait to join `client`'s snapshot before the load goes on without it. */
+const HELPER_WAIT_MS = 1000;
 
 /**
  * Where a catalog load is, for a progress line (observe/progress.ts): the query or stage under
