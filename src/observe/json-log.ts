@@ -69,7 +69,7 @@ export function createJsonLogger(level: LogLevel, write?: (line: string) => void
 
 /** The event written once a reader that stopped taking lines (see line-batch.ts) has caught up. */
 const droppedLinesLine = (lines: number): string =>
-  `{"level":"warn","time":"${new Date().toISOString()}","name":"dbrest","event":"log_lines_dropped","lines":${lines}}\n`;
+  `{"level":"warn","time":"${isoNow()}","name":"dbrest","event":"log_lines_dropped","lines":${lines}}\n`;
 
 // A busy server answers several requests per millisecond: their lines share one formatted time.
 let isoMs = 0;
