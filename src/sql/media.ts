@@ -50,6 +50,9 @@ const GEOJSON = constant(
   `pg_catalog.json_build_object('type', 'FeatureCollection', 'features', coalesce(pg_catalog.json_agg(ST_AsGeoJSON(_postgrest_t)::json), '[]'))::text`,
 );
 
+/** A non-SETOF call's one value (none when its row was filtered away). */
+const ONE_SCALAR = constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]');
+
 const asBody = (x: Sql, binary: boolean): Sql => (binary ? sql`(${x})::bytea` : sql`(${x})::text`);
 
 /**
@@ -74,8 +77,7 @@ export function mediaBodySql(body: MediaBody): Sql {
     }
     case 'value':
       // One row (a non-SETOF call); no row (filtered away) is an empty body.
-      if (body.xml === true) return xmlText(constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]'));
-      return asBody(constant('(pg_catalog.array_agg(_postgrest_t.pgrst_scalar))[1]'), body.binary);
+      return body.xml === true ? xmlText(ONE_SCALAR) : asBody(ONE_SCALAR, body.binary);
     case 'raw': {
       const col = sql`_postgrest_t.${ident(body.column)}`;
       switch (body.output) {
