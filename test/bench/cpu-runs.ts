@@ -230,3 +230,32 @@ export async function startBuild(root: string, uri: string): Promise<InProcessBu
   await server.ready();
   return { root, server, config, mod };
 }
+
+/**
+ * Alternating rounds over in-process builds (the order reversed every round): each round runs
+ * `work(b, warm)` unmeasured, then `work(b, n)` and takes this process's CPU per unit; prints each
+ * round and each build's median (µs, `unit` names what one is) and closes the builds' servers.
+ */
+export async function inProcessRounds<B extends { readonly root: string; readonly server: InProcessBuild['server'] }>(
+  builds: ReadonlyArray<B>,
+  opts: { rounds: number; n: number; warm: number; unit: string; digits: number },
+  work: (b: B, count: number) => void | Promise<void>,
+): Promise<void> {
+  const results = new Map<string, number[]>();
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
+      await work(b, opts.warm);
+      const t0 = process.cpuUsage();
+      await work(b, opts.n);
+      const used = process.cpuUsage(t0);
+      const us = (used.user + used.system) / opts.n;
+      results.set(b.root, [...(results.get(b.root) ?? []), us]);
+      console.log(`round ${round + 1} ${b.root}: ${us.toFixed(opts.digits)} µs CPU per ${opts.unit}`);
+    }
+  }
+  for (const b of builds) {
+    const xs = results.get(b.root)!;
+    console.log(`median ${median(xs).toFixed(opts.digits)} µs  ${b.root}  [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
+    await b.server.close();
+  }
+}

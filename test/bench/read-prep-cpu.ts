@@ -5,7 +5,7 @@
 // (`/tracks?id=eq.<random>`) in alternating rounds and prints µs of process CPU per read.
 //   node dist/test/bench/read-prep-cpu.js /path/to/before /work/h-readmemo   (env: PREP_ROUNDS=5 PREP_N=20000)
 import path from 'node:path';
-import { benchDatabase, median, startBuild } from './cpu-runs.js';
+import { benchDatabase, inProcessRounds, startBuild } from './cpu-runs.js';
 
 const roots = process.argv.slice(2).map((r) => path.resolve(r));
 const rounds = Number(process.env.PREP_ROUNDS ?? 5);
@@ -28,24 +28,9 @@ try {
     };
     builds.push({ root, server, one });
   }
-  const results = new Map<string, number[]>();
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? builds : [...builds].reverse();
-    for (const b of order) {
-      for (let i = 0; i < 2000; i++) b.one(1 + Math.floor(Math.random() * size.tracks)); // warm
-      const t0 = process.cpuUsage();
-      for (let i = 0; i < n; i++) b.one(1 + Math.floor(Math.random() * size.tracks));
-      const used = process.cpuUsage(t0);
-      const us = (used.user + used.system) / n;
-      results.set(b.root, [...(results.get(b.root) ?? []), us]);
-      console.log(`round ${round + 1} ${b.root}: ${us.toFixed(2)} µs CPU per prepared W1 read`);
-    }
-  }
-  for (const b of builds) {
-    const xs = results.get(b.root)!;
-    console.log(`median ${median(xs).toFixed(2)} µs  ${b.root}  [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
-    await b.server.close();
-  }
+  await inProcessRounds(builds, { rounds, n, warm: 2000, unit: 'prepared W1 read', digits: 2 }, (b, count) => {
+    for (let i = 0; i < count; i++) b.one(1 + Math.floor(Math.random() * size.tracks));
+  });
 } finally {
   await db.stop();
 }

@@ -7,7 +7,7 @@
 //   node dist/test/bench/write-prep-cpu.js /tmp/before /work/h-w4
 //   (env: PREP_ROUNDS=6 PREP_N=5000 PREP_CONCURRENCY=1: requests in flight at once, each awaited)
 import path from 'node:path';
-import { benchDatabase, median, startBuild } from './cpu-runs.js';
+import { benchDatabase, inProcessRounds, startBuild } from './cpu-runs.js';
 
 const roots = process.argv.slice(2).map((r) => path.resolve(r));
 const rounds = Number(process.env.PREP_ROUNDS ?? 6);
@@ -44,24 +44,8 @@ try {
     };
     builds.push({ root, server: b.server, run });
   }
-  const results = new Map<string, number[]>();
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? builds : [...builds].reverse();
-    for (const b of order) {
-      await b.run(n); // warm: V8 compiles the path for a while (read-cpu-ab.ts, AB_WARMUP)
-      const t0 = process.cpuUsage();
-      await b.run(n);
-      const used = process.cpuUsage(t0);
-      const us = (used.user + used.system) / n;
-      results.set(b.root, [...(results.get(b.root) ?? []), us]);
-      console.log(`round ${round + 1} ${b.root}: ${us.toFixed(1)} µs CPU per W4 request`);
-    }
-  }
-  for (const b of builds) {
-    const xs = results.get(b.root)!;
-    console.log(`median ${median(xs).toFixed(1)} µs  ${b.root}  [${xs.map((x) => x.toFixed(1)).join(', ')}]`);
-    await b.server.close();
-  }
+  // Each round warms first: V8 compiles the path for a while (read-cpu-ab.ts, AB_WARMUP).
+  await inProcessRounds(builds, { rounds, n, warm: n, unit: 'W4 request', digits: 1 }, (b, count) => b.run(count));
 } finally {
   await db.stop();
 }
