@@ -29,6 +29,8 @@ t.test('the explorer in headless Chromium, on the embedded default', { skip: exi
   });
   const origin = `http://127.0.0.1:${port}`;
   t.match(serve.output(), `listening on ${origin}`, 'serve started');
+  // spawnServe returns as soon as the startup line is read; the next line is a write of its own.
+  for (let i = 0; i < 200 && !serve.output().includes('API explorer'); i++) await new Promise((r) => setTimeout(r, 50));
   const lines = serve.output().split('\n');
   const listening = lines.findIndex((l) => l.includes('listening on'));
   t.equal(lines[listening + 1], `dbrest API explorer: ${origin}/_docs/`, 'serve prints the explorer URL under its startup line');
