@@ -86,3 +86,21 @@ t.test('a reader that keeps up loses nothing and gets no notice', async (t) => {
   t.equal(lines.length, 5_000);
   t.notOk(lines.some((l) => l.startsWith('{"dropped"')), 'no notice');
 });
+
+t.test('lines longer than a batch and lines past ASCII arrive whole and in order', async (t) => {
+  const { readFd, writeFd } = fifo(t);
+  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 1024 * 1024);
+  const sent = [
+    `{"n":0,"big":"${'y'.repeat(100_000)}"}\n`,
+    `{"n":1,"name":"موارد ✓ ${'é'.repeat(30_000)}"}\n`,
+    ...Array.from({ length: 300 }, (_, i) => line(i + 2)),
+    `{"n":302,"big":"${'z'.repeat(70_000)}"}\n`,
+  ];
+  let text = '';
+  for (const l of sent) {
+    batch.write(l);
+    text += readAll(readFd);
+  }
+  text += await readUntilQuiet(readFd);
+  t.equal(text, sent.join(''), 'byte for byte what was written, in order');
+});
