@@ -34,6 +34,9 @@
 //                          PgBouncer's own beside them, from /proc/<pid>/stat utime+stime; the
 //                          CPU ratio is (server + PostgreSQL) of side b ÷ side a; beside it, the
 //                          context switches of PostgreSQL's backends per request (/proc/<pid>/status)
+//                          W1O and W2O, also only when named: W1 and W2 on a fresh dbrest with
+//                          metrics and JSON access logs off vs one with both on (an admin server,
+//                          log-format=json, log-level=info), issue 29's overhead, in alternating rounds
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
@@ -692,6 +695,19 @@ function unpreparedPairCases(): PairCase[] {
   return ['W1', 'W2'].map((id) => {
     const c = load.get(id)!;
     return { id: `${id}U`, title: `${c.title}: prepared vs unprepared statements`, a: { ...c, id: `${id}Ua`, title: 'db-prepared-statements=true' }, b: { ...c, id: `${id}Ub`, title: 'db-prepared-statements=false' } };
+  });
+}
+
+/**
+ * W1O, W2O (issue 29's overhead): W1 and W2 on a dbrest with metrics and JSON access logs off (a)
+ * and one with both on (b): an admin server (so /metrics counts every request), log-format=json and
+ * log-level=info (a JSON line per request, read through a pipe as a log shipper would).
+ */
+function observePairCases(): PairCase[] {
+  const load = new Map(loadCases().map((c) => [c.id, c]));
+  return ['W1', 'W2'].map((id) => {
+    const c = load.get(id)!;
+    return { id: `${id}O`, title: `${c.title}: metrics and JSON logs off vs on`, a: { ...c, id: `${id}Oa`, title: 'off' }, b: { ...c, id: `${id}Ob`, title: 'metrics + JSON access log' } };
   });
 }
 
@@ -1357,6 +1373,31 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
  * PostgreSQL, one through PgBouncer. PgBouncer's pool is BENCH_POOL, as dbrest's: PostgreSQL sees
  * as many backends either way.
  */
+/** Two fresh dbrests side by side, observing off and on, whatever BENCH_OBSERVE says. */
+async function runObservePairs(cases: PairCase[], dbrestEnv: Record<string, string>): Promise<PairResult[]> {
+  log('starting two dbrests: one without metrics and JSON logs, one with both…');
+  const { DBREST_ADMIN_SERVER_PORT: _admin, DBREST_LOG_FORMAT: _format, ...plain } = dbrestEnv;
+  const offPort = await freePort();
+  const onPort = await freePort();
+  const off = startChild('dbrest-observe-off', [cfg.dbrestBin, 'serve'], { ...plain, DBREST_SERVER_PORT: String(offPort), DBREST_LOG_LEVEL: 'error' });
+  const on = startChild('dbrest-observe-on', [cfg.dbrestBin, 'serve'], {
+    ...plain,
+    DBREST_SERVER_PORT: String(onPort),
+    DBREST_ADMIN_SERVER_PORT: String(await freePort()),
+    DBREST_LOG_FORMAT: 'json',
+    DBREST_LOG_LEVEL: 'info',
+  });
+  if (off.pid) serverPids.set(offPort, off.pid);
+  if (on.pid) serverPids.set(onPort, on.pid);
+  const results: PairResult[] = [];
+  const up = await Promise.all([waitAnswering(offPort, off, 30_000), waitAnswering(onPort, on, 30_000)]);
+  const down = up.find((u): u is { reason: string } => 'reason' in u);
+  if (down) log(`  observe cases not run: ${down.reason}`);
+  else for (const c of cases) results.push(await runPairCase(c, offPort, onPort));
+  await Promise.all([off.stop(), on.stop()]);
+  return results;
+}
+
 async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri: string, dbrestEnv: Record<string, string>): Promise<PairResult[]> {
   const found = findPgBouncer();
   if ('skip' in found) {
@@ -1499,6 +1540,8 @@ async function main(): Promise<number> {
     else for (const c of unpreparedPairs) pairs.push(await runPairCase(c, dbrestPort, port));
     await unprepared.stop();
   }
+  const observePairs = observePairCases().filter((c) => named(c.id));
+  if (observePairs.length > 0 && dbrestDown === null) pairs.push(...(await runObservePairs(observePairs, dbrestEnv)));
   const poolerPairs = poolerPairCases(cfg.pool).filter((c) => named(c.id));
   if (poolerPairs.length > 0 && dbrestDown === null) pairs.push(...(await runPoolerPairs(poolerPairs, db.uri, dataset.uri, dbrestEnv)));
   if (['C1', 'C2', 'C3'].some(wanted)) {
