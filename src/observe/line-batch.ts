@@ -1,25 +1,29 @@
-// Log lines to a file descriptor in batches: each line is encoded as it comes into one reusable
-// buffer, which is written with one write(2) once BATCH_BYTES have gathered or BATCH_MS have passed,
-// and on flush() and at exit (a crash's included). Each line used to pass through pino's sonic-boom
-// (an asynchronous fs.write per batch, the batch grown by string concatenation); then lines were
-// kept as strings, joined and copied into a new Buffer per batch: under W1's load that garbage cost
-// the collector about as much as the writes (a --cpu-prof of both on against both off).
-// The write is synchronous, as Node's own process.stderr is on a pipe, but never waits: when the
-// reader is behind (EAGAIN) or took part of a batch, the rest is copied aside and tried again with
-// the next batch or at the next tick; only flush() and exit wait for it (as sonic-boom's exit flush
-// did), a bounded time. A reader that stops for good must not grow the server's memory without end:
-// past MAX_QUEUED_BYTES new batches are dropped, counted, and a notice of how many lines were lost
-// is written once the reader has taken the rest.
-import { writeSync } from 'node:fs';
+// Log lines to a file descriptor in batches, written by a thread of their own (line-writer.ts). Each
+// line is encoded as it comes into one reused buffer; once BATCH_BYTES have gathered or BATCH_MS have
+// passed, and on flush() and at exit (a crash's included), the batch is copied into a ring shared with
+// the writer thread, which makes the write(2) calls. Under W1's load the writes had been about half of
+// a JSON access line's cost on the thread that answers requests (a --cpu-prof of the server: 207 of
+// 434 ms under json-log's access()), and a reader that lags made that thread wait; now it copies.
+// (Before: lines through pino's sonic-boom, an asynchronous fs.write per batch; then kept as strings,
+// joined, copied into a new Buffer and written on the main thread.)
+// A reader that stops must not grow the server's memory without end: what the ring cannot take waits
+// in a queue up to MAX_QUEUED_BYTES (ring included); past it new batches are dropped, counted, and a
+// notice of how many lines were lost follows once the reader has taken the rest. flush() and exit
+// wait for the writer, a bounded time (as sonic-boom's exit flush did).
+import { Worker } from 'node:worker_threads';
+import { PUT, TAKEN, writeFromRing, type RingWriter, type WriterData } from './line-ring.js';
 
-/** Bytes of encoded lines that make a batch worth a write. */
+/** Bytes of encoded lines that make a batch worth handing over. */
 export const BATCH_BYTES = 16 * 1024;
 /** The longest a line waits on a quiet server. */
 export const BATCH_MS = 100;
 // flush() and exit wait at most this long for a reader that does not take the lines.
 const STALLED_MS = 2000;
-/** Encoded bytes kept for a reader that lags; more are dropped. */
+/** Encoded bytes kept for a reader that lags (the ring's and the queue's); more are dropped. */
 export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+// The ring: what the writer thread can take without the main thread's help. Its pages are touched
+// as the ring goes round, so it stays small; the queue holds the rest of a long lag.
+const RING_BYTES = 4 * 1024 * 1024;
 // The reused buffer: a batch and room for the line that completes it. A line that might not fit
 // (UTF-8 takes at most 3 bytes per UTF-16 unit) is encoded on its own.
 const BUFFER_BYTES = 4 * BATCH_BYTES;
@@ -27,101 +31,139 @@ const BUFFER_BYTES = 4 * BATCH_BYTES;
 export interface LineBatch {
   /** One or more whole lines, each ending with its newline. */
   write(lines: string): void;
-  /** Writes what is waiting, retrying while the reader is behind (at most STALLED_MS). */
+  /** Hands over what is waiting and waits until it is written (at most STALLED_MS). */
   flush(): void;
+  /** Settles once the writer thread runs (until then lines wait in the ring and the queue). */
+  readonly ready: Promise<void>;
 }
+
+/** The largest power of two at most n (n ≥ 1). */
+const powerOfTwoAtMost = (n: number): number => 2 ** Math.floor(Math.log2(n));
 
 /**
  * `dropNotice(n)`: the line (with its newline) that tells the reader `n` lines were dropped;
  * `maxQueuedBytes`: how much waits for a lagging reader before lines are dropped.
  */
 export function lineBatch(fd: number, dropNotice: (lines: number) => string, maxQueuedBytes = MAX_QUEUED_BYTES): LineBatch {
+  // At most half the bound, so that the queue, which waits on this side, can hold the other half.
+  const ring = Buffer.from(new SharedArrayBuffer(powerOfTwoAtMost(Math.min(RING_BYTES, maxQueuedBytes / 2))));
+  const control = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  const counters = new Int32Array(control);
+  // Not the process's flags (a preloaded --import such as a tracing SDK): the thread only writes.
+  const writer = new Worker(new URL('./line-writer.js', import.meta.url), { workerData: { fd, ring: ring.buffer, control } satisfies WriterData, execArgv: [] });
+  // Should the thread fail to start or stop, this thread writes the ring out itself, as the writer
+  // thread would (without waiting on a full pipe: what is left waits for the next hand-over).
+  let self: RingWriter | null = null;
+  const takeOver = () => {
+    self ??= { fd, ring, counters, gone: false };
+  };
+  writer.once('error', takeOver);
+  writer.once('exit', takeOver);
+  // Kept referenced until it writes (a process with nothing else to do would exit before), then it
+  // never keeps the process alive: exit flushes.
+  const ready = new Promise<void>((resolve) => {
+    const started = () => {
+      writer.unref();
+      resolve();
+    };
+    writer.once('message', started);
+    writer.once('error', started);
+  });
+  const mask = ring.length - 1;
+  const maxQueue = maxQueuedBytes - ring.length;
+
   const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   let used = 0;
-  // Bytes the reader has not taken yet (EAGAIN or a partial write), copied out, oldest first.
+  // Bytes the ring could not take yet, copied out, oldest first.
   const queue: Buffer[] = [];
   let queuedBytes = 0;
   let dropped = 0;
-  let closed = false;
 
-  const enqueue = (b: Buffer): void => {
-    queue.push(b);
-    queuedBytes += b.length;
+  const waiting = (): number => (Atomics.load(counters, PUT) - Atomics.load(counters, TAKEN)) | 0;
+
+  /** Copies as much of `b` as the ring has room for (wrapping round); returns how much. */
+  const put = (b: Buffer): number => {
+    const at = Atomics.load(counters, PUT);
+    const n = Math.min(b.length, ring.length - ((at - Atomics.load(counters, TAKEN)) | 0));
+    if (n <= 0) return 0;
+    const start = at & mask;
+    const first = Math.min(n, ring.length - start);
+    b.copy(ring, start, 0, first);
+    if (first < n) b.copy(ring, 0, first, n);
+    Atomics.store(counters, PUT, (at + n) | 0);
+    return n;
   };
 
-  /** Bytes of `b` written now (0 when the reader is behind); all of it once the fd is gone. */
-  const writeNow = (b: Buffer): number => {
-    if (closed) return b.length;
-    try {
-      return writeSync(fd, b);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return 0;
-      closed = true; // stderr closed (EPIPE, EBADF): nowhere to write them.
-      return b.length;
-    }
-  };
-
-  /**
-   * A batch goes after those waiting, or is written at once when none waits; what the reader does
-   * not take is copied aside (`owned`: b is already a copy), or dropped past the bound.
-   */
+  /** Into the ring behind what waits in the queue; what it cannot take is queued (`owned`: b is a copy already), or dropped past the bound. */
   const send = (b: Buffer, owned: boolean): void => {
-    const n = queue.length === 0 ? writeNow(b) : 0;
+    const n = queue.length === 0 ? put(b) : 0;
     if (n === b.length) return;
     const rest = b.subarray(n);
-    if (queuedBytes + rest.length <= maxQueuedBytes) enqueue(owned ? rest : Buffer.from(rest));
-    else dropped += countLines(rest);
+    if (queuedBytes + rest.length <= maxQueue) {
+      queue.push(owned ? rest : Buffer.from(rest));
+      queuedBytes += rest.length;
+    } else dropped += countLines(rest);
   };
 
-  /** Writes what it can without waiting; true when nothing is left. */
-  const drain = (): boolean => {
+  /** Hands the queue, then the batch, to the writer thread; true when nothing is left on this side. */
+  const handOver = (): boolean => {
+    while (queue.length > 0) {
+      const head = queue[0]!;
+      const n = put(head);
+      queuedBytes -= n;
+      if (n < head.length) {
+        queue[0] = head.subarray(n);
+        break;
+      }
+      queue.shift();
+    }
+    // The reader has been given everything kept: now it learns how much was not.
+    if (queue.length === 0 && dropped > 0) {
+      const notice = Buffer.from(dropNotice(dropped));
+      // Whole or not yet (the next hand-over tries again).
+      if (ring.length - waiting() >= notice.length) {
+        put(notice);
+        dropped = 0;
+      }
+    }
     if (used > 0) {
       send(buffer.subarray(0, used), false);
       used = 0;
     }
-    for (;;) {
-      while (queue.length > 0) {
-        const head = queue[0]!;
-        const n = writeNow(head);
-        queuedBytes -= n;
-        if (n < head.length) {
-          queue[0] = head.subarray(n);
-          return false;
-        }
-        queue.shift();
-      }
-      if (dropped === 0) return true;
-      // The reader has taken everything kept: now it learns how much was not.
-      enqueue(Buffer.from(dropNotice(dropped)));
-      dropped = 0;
-    }
+    if (self === null) Atomics.notify(counters, PUT);
+    else while (writeFromRing(self) === 'wrote');
+    return queue.length === 0;
   };
 
   const flush = (): void => {
     const until = Date.now() + STALLED_MS;
-    const pause = new Int32Array(new SharedArrayBuffer(4));
-    while (!drain() && Date.now() < until) Atomics.wait(pause, 0, 0, 5);
+    for (;;) {
+      const handed = handOver();
+      const left = waiting();
+      if (handed && left === 0) return;
+      const now = Date.now();
+      if (now >= until) return;
+      Atomics.wait(counters, TAKEN, Atomics.load(counters, TAKEN), Math.min(5, until - now));
+    }
   };
 
-  setInterval(drain, BATCH_MS).unref();
+  setInterval(handOver, BATCH_MS).unref();
   process.on('exit', flush);
 
   return {
     write(lines) {
       if (used + 3 * lines.length > BUFFER_BYTES) {
-        drain();
+        handOver();
         if (3 * lines.length > BUFFER_BYTES) {
           send(Buffer.from(lines), true);
           return;
         }
       }
       used += buffer.write(lines, used);
-      // While the reader lags, each further BATCH_BYTES of lines tries again (not every line): a
-      // pipe that took part of a batch may take the rest long before the next tick.
-      if (used >= BATCH_BYTES) drain();
+      if (used >= BATCH_BYTES) handOver();
     },
     flush,
+    ready,
   };
 }
 

@@ -23,7 +23,8 @@ function fifo(t: Test): { readFd: number; writeFd: number } {
   return { readFd, writeFd };
 }
 
-function readAll(fd: number): string {
+/** What the pipe holds now, as bytes: a character split between two reads is decoded whole later. */
+function readAll(fd: number): Buffer {
   const chunks: Buffer[] = [];
   const buf = Buffer.alloc(65536);
   for (;;) {
@@ -37,19 +38,19 @@ function readAll(fd: number): string {
     if (n === 0) break;
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
-/** Reads until nothing has come for a few of the batch's 100 ms ticks (they write what waits). */
-async function readUntilQuiet(fd: number): Promise<string> {
-  let text = '';
+/** Reads until nothing has come for a few of the batch's 100 ms ticks (they hand over what waits). */
+async function readUntilQuiet(fd: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   for (let idle = 0; idle < 4; ) {
     const got = readAll(fd);
-    text += got;
-    idle = got === '' ? idle + 1 : 0;
+    chunks.push(got);
+    idle = got.length === 0 ? idle + 1 : 0;
     await new Promise((r) => setTimeout(r, 120));
   }
-  return text;
+  return Buffer.concat(chunks);
 }
 
 const line = (i: number) => `{"n":${i},"pad":"${'x'.repeat(90)}"}\n`;
@@ -58,10 +59,11 @@ t.test('a reader that stops: the queue stays bounded, the rest is counted, and a
   const { readFd, writeFd } = fifo(t);
   const max = 256 * 1024;
   const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, max);
+  await batch.ready;
   const total = 20_000; // ~2 MB: the pipe (64 KiB) and the bound (256 KiB) hold far less
   for (let i = 0; i < total; i++) batch.write(line(i));
 
-  const lines = (await readUntilQuiet(readFd)).split('\n').filter((l) => l !== '');
+  const lines = (await readUntilQuiet(readFd)).toString('utf8').split('\n').filter((l) => l !== '');
   const notices = lines.filter((l) => l.startsWith('{"dropped":'));
   t.equal(notices.length, 1, 'one notice of the dropped lines');
   const dropped = (JSON.parse(notices[0]!) as { dropped: number }).dropped;
@@ -76,13 +78,14 @@ t.test('a reader that stops: the queue stays bounded, the rest is counted, and a
 t.test('a reader that keeps up loses nothing and gets no notice', async (t) => {
   const { readFd, writeFd } = fifo(t);
   const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 256 * 1024);
-  let text = '';
+  await batch.ready;
+  const read: Buffer[] = [];
   for (let i = 0; i < 5_000; i++) {
     batch.write(line(i));
-    if (i % 100 === 0) text += readAll(readFd);
+    if (i % 100 === 0) read.push(readAll(readFd));
   }
-  text += await readUntilQuiet(readFd);
-  const lines = text.split('\n').filter((l) => l !== '');
+  read.push(await readUntilQuiet(readFd));
+  const lines = Buffer.concat(read).toString('utf8').split('\n').filter((l) => l !== '');
   t.equal(lines.length, 5_000);
   t.notOk(lines.some((l) => l.startsWith('{"dropped"')), 'no notice');
 });
@@ -90,17 +93,18 @@ t.test('a reader that keeps up loses nothing and gets no notice', async (t) => {
 t.test('lines longer than a batch and lines past ASCII arrive whole and in order', async (t) => {
   const { readFd, writeFd } = fifo(t);
   const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 1024 * 1024);
+  await batch.ready;
   const sent = [
     `{"n":0,"big":"${'y'.repeat(100_000)}"}\n`,
     `{"n":1,"name":"موارد ✓ ${'é'.repeat(30_000)}"}\n`,
     ...Array.from({ length: 300 }, (_, i) => line(i + 2)),
     `{"n":302,"big":"${'z'.repeat(70_000)}"}\n`,
   ];
-  let text = '';
+  const read: Buffer[] = [];
   for (const l of sent) {
     batch.write(l);
-    text += readAll(readFd);
+    read.push(readAll(readFd));
   }
-  text += await readUntilQuiet(readFd);
-  t.equal(text, sent.join(''), 'byte for byte what was written, in order');
+  read.push(await readUntilQuiet(readFd));
+  t.equal(Buffer.concat(read).toString('utf8'), sent.join(''), 'byte for byte what was written, in order');
 });
