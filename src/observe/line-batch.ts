@@ -1,21 +1,19 @@
-// Log lines to a file descriptor in batches, written by a thread of their own (line-writer.ts). Each
-// line is encoded as it comes into one reused buffer; once BATCH_BYTES have gathered or BATCH_MS have
-// passed, and on flush() and at exit (a crash's included), the batch is copied into a ring shared with
-// the writer thread, which makes the write(2) calls. Under W1's load the writes had been about half of
-// a JSON access line's cost on the thread that answers requests (a --cpu-prof of the server: 207 of
-// 434 ms under json-log's access()), and a reader that lags made that thread wait; now it copies.
-// (Before: lines through pino's sonic-boom, an asynchronous fs.write per batch; then kept as strings,
-// joined, copied into a new Buffer and written on the main thread.)
+// Log lines to a file descriptor, written by a thread of their own (line-writer.ts): each line is
+// encoded straight into a ring of shared memory (line-ring.ts), and the writer thread, which looks
+// every few ms, writes whatever has gathered with one write(2). The thread that answers requests only
+// formats and encodes: under W1's load a --cpu-prof of the server put 5.2 % of its main thread under
+// json-log's access() when it handed 16 KiB batches over with a wake-up each (the woken writer took
+// the CPU from it), 2.9 % with the writer looking on its own but batches copied in (a copy into
+// shared memory goes byte by byte), and 4.5 % before, when it wrote them itself. What is left is
+// written at exit (a crash's included) and on flush(); neither waits for more than STALLED_MS.
+// (Before those: lines through pino's sonic-boom, an asynchronous fs.write per batch.)
 // A reader that stops must not grow the server's memory without end: what the ring cannot take waits
-// in a queue up to MAX_QUEUED_BYTES (ring included); past it new batches are dropped, counted, and a
-// notice of how many lines were lost follows once the reader has taken the rest. flush() and exit
-// wait for the writer, a bounded time (as sonic-boom's exit flush did).
+// in a queue up to MAX_QUEUED_BYTES (ring included); past it new lines are dropped, counted, and a
+// notice of how many were lost follows once the reader has taken the rest.
 import { Worker } from 'node:worker_threads';
 import { PUT, TAKEN, writeFromRing, type RingWriter, type WriterData } from './line-ring.js';
 
-/** Bytes of encoded lines that make a batch worth handing over. */
-export const BATCH_BYTES = 16 * 1024;
-/** The longest a line waits on a quiet server. */
+/** How often lines waiting on this side (a lagging reader's queue, a drop notice) are handed over. */
 export const BATCH_MS = 100;
 // flush() and exit wait at most this long for a reader that does not take the lines.
 const STALLED_MS = 2000;
@@ -24,9 +22,6 @@ export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 // The ring: what the writer thread can take without the main thread's help. Its pages are touched
 // as the ring goes round, so it stays small; the queue holds the rest of a long lag.
 const RING_BYTES = 4 * 1024 * 1024;
-// The reused buffer: a batch and room for the line that completes it. A line that might not fit
-// (UTF-8 takes at most 3 bytes per UTF-16 unit) is encoded on its own.
-const BUFFER_BYTES = 4 * BATCH_BYTES;
 
 export interface LineBatch {
   /** One or more whole lines, each ending with its newline. */
@@ -71,9 +66,8 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
   });
   const mask = ring.length - 1;
   const maxQueue = maxQueuedBytes - ring.length;
+  const wakeAt = ring.length / 4;
 
-  const buffer = Buffer.allocUnsafe(BUFFER_BYTES);
-  let used = 0;
   // Bytes the ring could not take yet, copied out, oldest first.
   const queue: Buffer[] = [];
   let queuedBytes = 0;
@@ -94,18 +88,7 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
     return n;
   };
 
-  /** Into the ring behind what waits in the queue; what it cannot take is queued (`owned`: b is a copy already), or dropped past the bound. */
-  const send = (b: Buffer, owned: boolean): void => {
-    const n = queue.length === 0 ? put(b) : 0;
-    if (n === b.length) return;
-    const rest = b.subarray(n);
-    if (queuedBytes + rest.length <= maxQueue) {
-      queue.push(owned ? rest : Buffer.from(rest));
-      queuedBytes += rest.length;
-    } else dropped += countLines(rest);
-  };
-
-  /** Hands the queue, then the batch, to the writer thread; true when nothing is left on this side. */
+  /** Hands the queue (and a drop notice) to the writer thread; true when nothing is left on this side. */
   const handOver = (): boolean => {
     while (queue.length > 0) {
       const head = queue[0]!;
@@ -126,12 +109,7 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
         dropped = 0;
       }
     }
-    if (used > 0) {
-      send(buffer.subarray(0, used), false);
-      used = 0;
-    }
-    if (self === null) Atomics.notify(counters, PUT);
-    else while (writeFromRing(self) === 'wrote');
+    if (self !== null) while (writeFromRing(self) === 'wrote');
     return queue.length === 0;
   };
 
@@ -139,8 +117,8 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
     const until = Date.now() + STALLED_MS;
     for (;;) {
       const handed = handOver();
-      const left = waiting();
-      if (handed && left === 0) return;
+      Atomics.notify(counters, PUT);
+      if (handed && waiting() === 0) return;
       const now = Date.now();
       if (now >= until) return;
       Atomics.wait(counters, TAKEN, Atomics.load(counters, TAKEN), Math.min(5, until - now));
@@ -152,15 +130,31 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
 
   return {
     write(lines) {
-      if (used + 3 * lines.length > BUFFER_BYTES) {
-        handOver();
-        if (3 * lines.length > BUFFER_BYTES) {
-          send(Buffer.from(lines), true);
+      if (queue.length === 0) {
+        // Encoded in place when it surely fits before the ring's end (UTF-8 takes at most 3 bytes
+        // per UTF-16 unit), as nearly every line does.
+        const at = Atomics.load(counters, PUT);
+        const start = at & mask;
+        const bound = 3 * lines.length;
+        const before = (at - Atomics.load(counters, TAKEN)) | 0;
+        if (bound <= ring.length - start && bound <= ring.length - before) {
+          const n = ring.write(lines, start);
+          Atomics.store(counters, PUT, (at + n) | 0);
+          if (self !== null) while (writeFromRing(self) === 'wrote');
+          // A burst faster than the writer's look fills the ring: it is woken once it is a quarter full.
+          else if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
           return;
         }
       }
-      used += buffer.write(lines, used);
-      if (used >= BATCH_BYTES) handOver();
+      // Round the ring's end, or behind a queue: copied (wrapping) or queued as its own bytes.
+      const b = Buffer.from(lines);
+      const n = queue.length === 0 ? put(b) : 0;
+      if (n === b.length) return;
+      const rest = b.subarray(n);
+      if (queuedBytes + rest.length <= maxQueue) {
+        queue.push(rest);
+        queuedBytes += rest.length;
+      } else dropped += countLines(rest);
     },
     flush,
     ready,

@@ -77,7 +77,8 @@ t.test('a reader that stops: the queue stays bounded, the rest is counted, and a
 
 t.test('a reader that keeps up loses nothing and gets no notice', async (t) => {
   const { readFd, writeFd } = fifo(t);
-  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 256 * 1024);
+  // Room for all 5,000 lines (~550 KB): the writer thread may not run while this loop does.
+  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 4 * 1024 * 1024);
   await batch.ready;
   const read: Buffer[] = [];
   for (let i = 0; i < 5_000; i++) {
