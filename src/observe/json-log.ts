@@ -3,9 +3,9 @@
 // `event` (lifecycle events with a name and fields). Callers pass names, codes and counts only;
 // `redact` is a second guard should a header object ever be handed to it (access lines skip pino:
 // their fields are fixed by AccessEvent, which holds no header; redaction walked every line).
-// Lines go to stderr in batches (line-batch.ts): a busy server makes one write(2) per 16 KiB of
-// lines, not per request, and no line waits more than 100 ms. The batch is written at exit (a
-// crash's included); serve flushes it (flush) before a line of its own and on shutdown.
+// Lines go to stderr through line-batch.ts: a writer thread writes what has gathered every 20 ms with
+// one write(2), not one per request. What waits is written at exit (a crash's included); serve
+// flushes it (flush) before a line of its own and on shutdown.
 import cluster from 'node:cluster';
 import pino from 'pino';
 import type { LogLevel } from '../config/types.js';
