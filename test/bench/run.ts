@@ -765,6 +765,10 @@ async function runPairCase(c: PairCase, port: number, portB = port): Promise<Pai
   const b = side(1);
   log(`  ${c.a.title}: ${describeSide(a)}`);
   log(`  ${c.b.title}: ${describeSide(b)}`);
+  // b ÷ a round by round (each round runs both, back to back): their median moves less with the
+  // machine's load than the whole case's ratio does.
+  const byRound = a.outcome === 'ok' && b.outcome === 'ok' ? roundRatios(rounds[0]!.map((r) => r.reqPerSec), rounds[1]!.map((r) => r.reqPerSec)) : [];
+  if (byRound.length > 1) log(`  req/s ratio b ÷ a by round: ${byRound.map((x) => round(x, 2)).join(' / ')} (median ${round(median(byRound), 3)})`);
   const ca = cpuPerRequest(a);
   const cb = cpuPerRequest(b);
   const pooled = (s: Side) => (s.outcome === 'ok' ? s.figures!.poolerCpuUs : null);
