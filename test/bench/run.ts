@@ -1377,29 +1377,39 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
  * PostgreSQL, one through PgBouncer. PgBouncer's pool is BENCH_POOL, as dbrest's: PostgreSQL sees
  * as many backends either way.
  */
+/** A dbrest started for pair cases: its name, environment, and the pooler it goes through (if any). */
+interface PairServer {
+  readonly name: string;
+  readonly env: Record<string, string>;
+  readonly poolerPid?: number;
+}
+
+/** Starts two dbrests, runs the pair cases on them (side a on the first, b on the second), stops them. */
+async function runOnTwoServers(what: string, servers: readonly [PairServer, PairServer], cases: PairCase[]): Promise<PairResult[]> {
+  const ports = [await freePort(), await freePort()] as const;
+  const children = servers.map((s, i) => {
+    const child = startChild(s.name, [cfg.dbrestBin, 'serve'], { ...s.env, DBREST_SERVER_PORT: String(ports[i]) });
+    if (child.pid) serverPids.set(ports[i]!, child.pid);
+    if (s.poolerPid !== undefined) poolerPids.set(ports[i]!, s.poolerPid);
+    return child;
+  });
+  const results: PairResult[] = [];
+  const up = await Promise.all(children.map((c, i) => waitAnswering(ports[i]!, c, 30_000)));
+  const down = up.find((u): u is { reason: string } => 'reason' in u);
+  if (down) log(`  ${what} cases not run: ${down.reason}`);
+  else for (const c of cases) results.push(await runPairCase(c, ports[0], ports[1]));
+  await Promise.all(children.map((c) => c.stop()));
+  return results;
+}
+
 /** Two fresh dbrests side by side, observing off and on, whatever BENCH_OBSERVE says. */
 async function runObservePairs(cases: PairCase[], dbrestEnv: Record<string, string>): Promise<PairResult[]> {
   log('starting two dbrests: one without metrics and JSON logs, one with both…');
   const { DBREST_ADMIN_SERVER_PORT: _admin, DBREST_LOG_FORMAT: _format, ...plain } = dbrestEnv;
-  const offPort = await freePort();
-  const onPort = await freePort();
-  const off = startChild('dbrest-observe-off', [cfg.dbrestBin, 'serve'], { ...plain, DBREST_SERVER_PORT: String(offPort), DBREST_LOG_LEVEL: 'error' });
-  const on = startChild('dbrest-observe-on', [cfg.dbrestBin, 'serve'], {
-    ...plain,
-    DBREST_SERVER_PORT: String(onPort),
-    DBREST_ADMIN_SERVER_PORT: String(await freePort()),
-    DBREST_LOG_FORMAT: 'json',
-    DBREST_LOG_LEVEL: 'info',
-  });
-  if (off.pid) serverPids.set(offPort, off.pid);
-  if (on.pid) serverPids.set(onPort, on.pid);
-  const results: PairResult[] = [];
-  const up = await Promise.all([waitAnswering(offPort, off, 30_000), waitAnswering(onPort, on, 30_000)]);
-  const down = up.find((u): u is { reason: string } => 'reason' in u);
-  if (down) log(`  observe cases not run: ${down.reason}`);
-  else for (const c of cases) results.push(await runPairCase(c, offPort, onPort));
-  await Promise.all([off.stop(), on.stop()]);
-  return results;
+  return runOnTwoServers('observe', [
+    { name: 'dbrest-observe-off', env: { ...plain, DBREST_LOG_LEVEL: 'error' } },
+    { name: 'dbrest-observe-on', env: { ...plain, DBREST_ADMIN_SERVER_PORT: String(await freePort()), DBREST_LOG_FORMAT: 'json', DBREST_LOG_LEVEL: 'info' } },
+  ], cases);
 }
 
 async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri: string, dbrestEnv: Record<string, string>): Promise<PairResult[]> {
@@ -1419,19 +1429,10 @@ async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri:
   });
   log(`starting ${version} (transaction mode, default_pool_size ${cfg.pool}) and two dbrests with db-prepared-statements=false, one through it…`);
   const env = { ...dbrestEnv, DBREST_DB_PREPARED_STATEMENTS: 'false', DBREST_DB_CHANNEL_URI: datasetUri };
-  const directPort = await freePort();
-  const pooledPort = await freePort();
-  const direct = startChild('dbrest-direct-unprepared', [cfg.dbrestBin, 'serve'], { ...env, DBREST_SERVER_PORT: String(directPort) });
-  const pooled = startChild('dbrest-pgbouncer', [cfg.dbrestBin, 'serve'], { ...env, DBREST_SERVER_PORT: String(pooledPort), DBREST_DB_URI: pgb.through(datasetUri) });
-  if (direct.pid) serverPids.set(directPort, direct.pid);
-  if (pooled.pid) serverPids.set(pooledPort, pooled.pid);
-  poolerPids.set(pooledPort, pgb.pid);
-  const results: PairResult[] = [];
-  const up = await Promise.all([waitAnswering(directPort, direct, 30_000), waitAnswering(pooledPort, pooled, 30_000)]);
-  const down = up.find((u): u is { reason: string } => 'reason' in u);
-  if (down) log(`  PgBouncer cases not run: ${down.reason}`);
-  else for (const c of cases) results.push(await runPairCase(c, directPort, pooledPort));
-  await Promise.all([direct.stop(), pooled.stop()]);
+  const results = await runOnTwoServers('PgBouncer', [
+    { name: 'dbrest-direct-unprepared', env },
+    { name: 'dbrest-pgbouncer', env: { ...env, DBREST_DB_URI: pgb.through(datasetUri) }, poolerPid: pgb.pid },
+  ], cases);
   await pgb.stop();
   return results;
 }
