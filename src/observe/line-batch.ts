@@ -1,11 +1,12 @@
 // Log lines to a file descriptor, written by a thread of their own (line-writer.ts): each line is
 // encoded straight into a ring of shared memory (line-ring.ts), and the writer thread, which looks
 // every few ms, writes whatever has gathered with one write(2). The thread that answers requests only
-// formats and encodes: under W1's load a --cpu-prof of the server put 5.2 % of its main thread under
-// json-log's access() when it handed 16 KiB batches over with a wake-up each (the woken writer took
-// the CPU from it), 2.9 % with the writer looking on its own but batches copied in (a copy into
-// shared memory goes byte by byte), and 4.5 % before, when it wrote them itself. What is left is
-// written at exit (a crash's included) and on flush(); neither waits for more than STALLED_MS.
+// formats and encodes. Share of the main thread's busy time under json-log's access() in a
+// --cpu-prof of the server under W1's load: 4.5 % when it wrote 16 KiB batches itself; 5.2 % when it
+// handed them to the writer with a wake-up each (on 2 cores the woken writer took the CPU from it);
+// 2.9 % with the writer looking on its own, batches copied in; 3.2 % with each line encoded in place,
+// as now (one copy fewer; the two within a run's noise). What is left is written at exit (a crash's
+// included) and on flush(); neither waits for more than STALLED_MS.
 // (Before those: lines through pino's sonic-boom, an asynchronous fs.write per batch.)
 // A reader that stops must not grow the server's memory without end: what the ring cannot take waits
 // in a queue up to MAX_QUEUED_BYTES (ring included); past it new lines are dropped, counted, and a
