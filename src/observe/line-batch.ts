@@ -47,8 +47,8 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
   const counters = new Int32Array(control);
   // Not the process's flags (a preloaded --import such as a tracing SDK): the thread only writes.
   const writer = new Worker(new URL('./line-writer.js', import.meta.url), { workerData: { fd, ring: ring.buffer, control } satisfies WriterData, execArgv: [] });
-  // Should the thread fail to start or stop, this thread writes the ring out itself, as the writer
-  // thread would (without waiting on a full pipe: what is left waits for the next hand-over).
+  // Should the thread fail to start or stop, this thread writes the ring out itself at each hand-over,
+  // as the writer thread would (without waiting on a full pipe: what is left waits for the next).
   let self: RingWriter | null = null;
   const takeOver = () => {
     self ??= { fd, ring, counters, gone: false };
@@ -141,9 +141,8 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
         if (bound <= ring.length - start && bound <= ring.length - before) {
           const n = ring.write(lines, start);
           Atomics.store(counters, PUT, (at + n) | 0);
-          if (self !== null) while (writeFromRing(self) === 'wrote');
           // A burst faster than the writer's look fills the ring: it is woken once it is a quarter full.
-          else if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
+          if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
           return;
         }
       }
