@@ -1371,12 +1371,6 @@ function printTable(load: LoadCaseResult[], big: BigResult | null, catalog: Cata
 // ---------------------------------------------------------------------------------------------
 // main
 
-/**
- * W1B, W2B: a PgBouncer in transaction mode in front of the bench's PostgreSQL, and two dbrests
- * with db-prepared-statements=false (LISTEN on a direct db-channel-uri): one straight to
- * PostgreSQL, one through PgBouncer. PgBouncer's pool is BENCH_POOL, as dbrest's: PostgreSQL sees
- * as many backends either way.
- */
 /** A dbrest started for pair cases: its name, environment, and the pooler it goes through (if any). */
 interface PairServer {
   readonly name: string;
@@ -1412,6 +1406,12 @@ async function runObservePairs(cases: PairCase[], dbrestEnv: Record<string, stri
   ], cases);
 }
 
+/**
+ * W1B, W2B: a PgBouncer in transaction mode in front of the bench's PostgreSQL, and two dbrests
+ * with db-prepared-statements=false (LISTEN on a direct db-channel-uri): one straight to
+ * PostgreSQL, one through PgBouncer. PgBouncer's pool is BENCH_POOL, as dbrest's: PostgreSQL sees
+ * as many backends either way.
+ */
 async function runPoolerPairs(cases: PairCase[], clusterUri: string, datasetUri: string, dbrestEnv: Record<string, string>): Promise<PairResult[]> {
   const found = findPgBouncer();
   if ('skip' in found) {
