@@ -78,9 +78,9 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
 
   /** Copies as much of `b` as the ring has room for (wrapping round); returns how much. */
   const put = (b: Buffer): number => {
-    const at = Atomics.load(counters, PUT);
-    const n = Math.min(b.length, ring.length - ((at - Atomics.load(counters, TAKEN)) | 0));
+    const n = Math.min(b.length, ring.length - waiting());
     if (n <= 0) return 0;
+    const at = Atomics.load(counters, PUT);
     const start = at & mask;
     const first = Math.min(n, ring.length - start);
     b.copy(ring, start, 0, first);
@@ -137,7 +137,7 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
         const at = Atomics.load(counters, PUT);
         const start = at & mask;
         const bound = 3 * lines.length;
-        const before = (at - Atomics.load(counters, TAKEN)) | 0;
+        const before = waiting();
         if (bound <= ring.length - start && bound <= ring.length - before) {
           const n = ring.write(lines, start);
           Atomics.store(counters, PUT, (at + n) | 0);
