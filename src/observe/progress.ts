@@ -65,5 +65,10 @@ export function catalogProgressLine(p: CatalogProgress): string {
   return `schema cache: reading ${p.phase}…${read.length > 0 ? ` (read: ${read.join(', ')})` : ''}`;
 }
 
-/** The callback loadSchemaCache takes, drawing on `progress`. */
-export const catalogProgress = (progress: Progress) => (p: CatalogProgress): void => progress.update(catalogProgressLine(p));
+/**
+ * The callback loadSchemaCache takes, drawing on `progress`; null when nothing is shown (not a
+ * terminal), so no line is built: the first `toLocaleString` loads ICU's locale data, ~20 ms of a
+ * cold start.
+ */
+export const catalogProgress = (progress: Progress): ((p: CatalogProgress) => void) | null =>
+  progress === NO_PROGRESS ? null : (p) => progress.update(catalogProgressLine(p));

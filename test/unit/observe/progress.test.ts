@@ -15,7 +15,7 @@ t.test('not a terminal: nothing is written, whatever is asked', async (t) => {
     p.update('schema cache: reading relations…');
     p.note('12 relations');
     p.clear();
-    catalogProgress(p)({ phase: 'functions', relations: 3, functions: null, columnsRead: true });
+    t.equal(catalogProgress(p), null, 'no callback for the catalog load: no line is even built');
     t.same(s.writes, [], `isTTY ${isTTY}`);
   }
 });
@@ -30,6 +30,8 @@ t.test('a terminal: one line rewritten in place, cleared before a line that stay
   t.same(s.writes.slice(2), ['\r\x1b[2K', 'dbrest done: 3 relations\n'], 'a note clears the progress line first');
   p.clear();
   t.equal(s.writes.length, 4, 'nothing to clear once cleared');
+  catalogProgress(p)!({ phase: 'functions', relations: 3, functions: null, columnsRead: true });
+  t.same(s.writes.slice(4), ['\r\x1b[2Kdbrest schema cache: reading functions… (read: 3 relations, columns)'], 'the catalog load draws its phases');
 });
 
 t.test('a line wider than the terminal is cut (a wrapped line could not be erased)', async (t) => {
