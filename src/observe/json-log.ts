@@ -71,14 +71,23 @@ export function createJsonLogger(level: LogLevel, write?: (line: string) => void
 const droppedLinesLine = (lines: number): string =>
   `{"level":"warn","time":"${isoNow()}","name":"dbrest","event":"log_lines_dropped","lines":${lines}}\n`;
 
-// A busy server answers several requests per millisecond: their lines share one formatted time.
+// A busy server answers several requests per millisecond: their lines share one formatted time,
+// and the lines of one second share its date and time up to the milliseconds.
 let isoMs = 0;
 let iso = '';
+let secondStart = 0;
+let secondIso = ''; // "2026-11-27T10:20:00."
 function isoNow(): string {
   const now = Date.now();
   if (now !== isoMs) {
     isoMs = now;
-    iso = new Date(now).toISOString();
+    const ms = now - secondStart;
+    if (ms >= 0 && ms < 1000) iso = `${secondIso}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z`;
+    else {
+      iso = new Date(now).toISOString();
+      secondStart = now - (now % 1000);
+      secondIso = iso.slice(0, 20);
+    }
   }
   return iso;
 }
@@ -86,13 +95,32 @@ function isoNow(): string {
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(v));
 
+// Routes and roles come from a small set (the schema cache's names, the database's roles): each is
+// quoted once. Emptied when it grows past its bound (names churning over many reloads).
+const QUOTED_MAX = 4096;
+const quotedNames = new Map<string, string>();
+function quoted(v: string | null): string {
+  if (v === null) return 'null';
+  let q = quotedNames.get(v);
+  if (q === undefined) {
+    if (quotedNames.size >= QUOTED_MAX) quotedNames.clear();
+    quotedNames.set(v, (q = JSON.stringify(v)));
+  }
+  return q;
+}
+
+const INFO_HEAD = '{"level":"info","time":"';
+const ERROR_HEAD = '{"level":"error","time":"';
+
 /**
  * A request's line as pino writes the other lines (same keys in the same order: level, time, name,
  * then the event's), built in one template: its fields are fixed by AccessEvent, so pino's generic
- * path (level formatter, bindings, a walk over the keys escaping each value) is not needed.
+ * path (level formatter, bindings, a walk over the keys escaping each value) is not needed. The id
+ * (ours), the method (a token, by Node's HTTP parser) and the trace id (hex, by traceIdOf) need no
+ * escaping; an error code may be any text a function raised (PostgREST's `PGRST` raise), so it is.
  */
 function accessLine(e: AccessEvent): string {
-  return `{"level":"${e.status >= 500 ? 'error' : 'info'}","time":"${isoNow()}","name":"dbrest","event":"request",`
-    + `"id":${str(e.id)},"method":${str(e.method)},"route":${str(e.route)},"status":${e.status},"code":${str(e.code)},"role":${str(e.role)},`
-    + `"duration_ms":${round(e.durationMs)},"db_ms":${e.dbMs === null ? 'null' : round(e.dbMs)},"bytes":${e.bytes === null ? 'null' : e.bytes},"trace_id":${str(e.traceId)}}\n`;
+  return `${e.status >= 500 ? ERROR_HEAD : INFO_HEAD}${isoNow()}","name":"dbrest","event":"request","id":"${e.id}","method":"${e.method}",`
+    + `"route":${quoted(e.route)},"status":${e.status},"code":${str(e.code)},"role":${quoted(e.role)},"duration_ms":${round(e.durationMs)},`
+    + `"db_ms":${e.dbMs === null ? 'null' : round(e.dbMs)},"bytes":${e.bytes === null ? 'null' : e.bytes},"trace_id":${e.traceId === null ? 'null' : `"${e.traceId}"`}}\n`;
 }
