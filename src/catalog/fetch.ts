@@ -87,8 +87,9 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogHelper): Prom
   // and each helper waited for another, for ever). The load goes on on `client` alone, and the
   // helper is ended now: its BEGIN, still queued in the pooler, would otherwise get the next free
   // server connection and keep it in a transaction (aborted once the snapshot is gone) until the
-  // caller closed the helper, which it does only after its next query on `client`, which then
-  // waits for that connection: for ever with a pool of one, or two workers on a pool of two.
+  // caller closed the helper, after its next query on `client`, which waits for that connection:
+  // for ever with a pool of one, or with two workers on a pool of two. (A pg.Client not in
+  // pipeline mode drops its socket at once when ended with a query under way.)
   await helper.end().catch(() => undefined);
   return false;
 }
