@@ -20,6 +20,11 @@ export interface CatalogClient {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
+/** The helper connection (a pg.Client): fetchCatalog ends it when it comes too late to be of use. */
+export interface CatalogHelper extends CatalogClient {
+  end(): Promise<void>;
+}
+
 /**
  * Several statements in one simple-protocol query (one round trip: on a cold start the event loop
  * is busy loading modules, and every extra trip waits for a turn of it); each one's rows.
@@ -56,7 +61,7 @@ const CLIENT_BEGIN = [BEGIN_SQL, CATALOG_SETTINGS_SQL, COLUMNS_SETTINGS_SQL] as 
  * the transaction's top level: PostgreSQL refuses it inside a subtransaction (a savepoint), so a
  * failure ends `client`'s transaction and starts it again, before anything was read in it.
  */
-async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Promise<boolean> {
+async function shareSnapshot(client: CatalogClient, helper: CatalogHelper): Promise<boolean> {
   let id: string;
   try {
     const { rows } = await client.query('SELECT pg_catalog.pg_export_snapshot() AS id');
@@ -73,11 +78,19 @@ async function shareSnapshot(client: CatalogClient, helper: CatalogClient): Prom
   const outcome = await Promise.race([joined, waited]);
   clearTimeout(timer);
   if (outcome === true) return true;
+  if (outcome === false) {
+    await helper.query('ROLLBACK').catch(() => undefined);
+    return false;
+  }
   // Late: a pooler has no server connection for the helper while `client` holds one (several
   // workers loading at once through a PgBouncer pool of two: each one's client held a connection
-  // and each helper waited for another, for ever). The load goes on on `client` alone; the helper,
-  // whose statements may still run, is only closed by the caller.
-  if (outcome === false) await helper.query('ROLLBACK').catch(() => undefined);
+  // and each helper waited for another, for ever). The load goes on on `client` alone, and the
+  // helper is ended now: its BEGIN, still queued in the pooler, would otherwise get the next free
+  // server connection and keep it in a transaction (aborted once the snapshot is gone) until the
+  // caller closed the helper, after its next query on `client`, which waits for that connection:
+  // for ever with a pool of one, or with two workers on a pool of two. (A pg.Client not in
+  // pipeline mode drops its socket at once when ended with a query under way.)
+  await helper.end().catch(() => undefined);
   return false;
 }
 
@@ -99,12 +112,13 @@ export interface CatalogProgress {
 /**
  * With a `helper` connection (not in a transaction), the biggest query (the columns) runs on
  * `client` while the others run on `helper`, in the same snapshot: on a big catalog that is most of
- * the fetch time saved from a cold start. The helper is left open for the caller to close.
+ * the fetch time saved from a cold start. The helper is left open for the caller to close, unless
+ * it could not join within HELPER_WAIT_MS: then it is ended here (shareSnapshot).
  */
 export async function fetchCatalog(
   client: CatalogClient,
   schemas: readonly string[],
-  helper: CatalogClient | null = null,
+  helper: CatalogHelper | null = null,
   onProgress: ((p: CatalogProgress) => void) | null = null,
 ): Promise<{ raw: RawCatalog; ms: number; parallel: boolean }> {
   const started = performance.now();

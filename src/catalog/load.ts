@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { buildSchemaCache } from './build.js';
-import { fetchCatalog, type CatalogClient, type CatalogProgress } from './fetch.js';
+import { fetchCatalog, type CatalogClient, type CatalogHelper, type CatalogProgress } from './fetch.js';
 import type { SchemaCache } from './types.js';
 
 export interface LoadedSchemaCache {
@@ -17,7 +17,7 @@ export interface LoadedSchemaCache {
 export async function loadSchemaCache(
   db: pg.Pool | CatalogClient,
   schemas: readonly string[],
-  helper: CatalogClient | null = null,
+  helper: CatalogHelper | null = null,
   onProgress: ((p: CatalogProgress) => void) | null = null,
 ): Promise<LoadedSchemaCache> {
   let fetched;
@@ -42,7 +42,7 @@ export async function loadSchemaCache(
  * pooled connections at once could wait on itself with db-pool=1). Null when it cannot connect:
  * the catalog is then read on one connection, as before.
  */
-export async function openCatalogHelper(uri: string, connectTimeoutMs: number): Promise<{ client: CatalogClient; close(): Promise<void> } | null> {
+export async function openCatalogHelper(uri: string, connectTimeoutMs: number): Promise<{ client: CatalogHelper; close(): Promise<void> } | null> {
   // Bounded like the pool's connections: a database that does not answer must not hold up the load.
   const client = new pg.Client({ connectionString: uri, application_name: 'dbrest', connectionTimeoutMillis: connectTimeoutMs });
   client.on('error', () => undefined); // a dying helper fails its query; that is reported there

@@ -155,3 +155,19 @@ t.test('start-up pooler warnings through PgBouncer are printed once, not once pe
   t.equal(count(/LISTEN dbrest goes through a connection pooler/), 1, 'one LISTEN warning');
   t.equal(count(/listening on/), 1, 'and one start-up line');
 });
+
+// A pool of one server connection: each worker's catalog helper can never join its main connection's
+// snapshot, so every load goes on without it; a helper left queued in PgBouncer took the connection
+// once a load's transaction ended and kept it, and both workers waited for it for ever, silently.
+t.test('two workers start through a PgBouncer pool of one server connection', { skip: 'skip' in pgbouncer ? pgbouncer.skip : false }, async (t) => {
+  const found = pgbouncer as { bin: string };
+  const db = await createTestDatabase([ITEMS]);
+  t.teardown(() => db.drop());
+  const pgb = await startPgBouncer(found.bin, clusterUri(), { poolMode: 'transaction', defaultPoolSize: 1 });
+  t.teardown(() => pgb.stop());
+  const c = await serveWorkers(t, db, { DBREST_DB_URI: pgb.through(db.uri) });
+  if (!t.match(c.child.output(), /listening on .*\(2 workers/, `started (output: ${c.child.output().slice(-500)})`)) return;
+  const statuses = await Promise.all(Array.from({ length: 6 }, () => get(`${c.url}/items?id=eq.1`).then((r) => r.status, () => 0)));
+  t.same(statuses, Array(6).fill(200), 'and both answer');
+  t.equal((await requestsTo(c, '/items')).size, 2, 'two worker pids counted requests');
+});

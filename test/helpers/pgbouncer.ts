@@ -24,6 +24,9 @@ export interface PgBouncer {
   stop(): Promise<void>;
 }
 
+/** How long stop() lets PgBouncer's safe shutdown wait for open transactions before killing it. */
+const STOP_WAIT_MS = 5000;
+
 const CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
 
 /** The pgbouncer binary, or why there is none (the test's skip reason). */
@@ -139,7 +142,10 @@ export async function startPgBouncer(bin: string, clusterUri: string, opts: PgBo
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGINT'); // immediate shutdown
+        // SIGINT is a safe shutdown (PAUSE, then SHUTDOWN): it waits for open transactions, which a
+        // hung client under test may never end; then it is killed, so the test fails, not hangs.
+        child.kill('SIGINT');
+        setTimeout(() => child.kill('SIGKILL'), STOP_WAIT_MS).unref();
       }).finally(() => rmSync(dir, { recursive: true, force: true }));
       return stopped;
     },
