@@ -74,18 +74,23 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
   let queuedBytes = 0;
   let dropped = 0;
 
-  const waiting = (): number => (Atomics.load(counters, PUT) - Atomics.load(counters, TAKEN)) | 0;
+  // PUT is only ever written here, so this thread reads its own copy (one atomic load a line, not three).
+  let putAt = 0;
+  const advance = (n: number): void => {
+    putAt = (putAt + n) | 0;
+    Atomics.store(counters, PUT, putAt);
+  };
+  const waiting = (): number => (putAt - Atomics.load(counters, TAKEN)) | 0;
 
   /** Copies as much of `b` as the ring has room for (wrapping round); returns how much. */
   const put = (b: Buffer): number => {
     const n = Math.min(b.length, ring.length - waiting());
     if (n <= 0) return 0;
-    const at = Atomics.load(counters, PUT);
-    const start = at & mask;
+    const start = putAt & mask;
     const first = Math.min(n, ring.length - start);
     b.copy(ring, start, 0, first);
     if (first < n) b.copy(ring, 0, first, n);
-    Atomics.store(counters, PUT, (at + n) | 0);
+    advance(n);
     return n;
   };
 
@@ -134,13 +139,12 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
       if (queue.length === 0) {
         // Encoded in place when it surely fits before the ring's end (UTF-8 takes at most 3 bytes
         // per UTF-16 unit), as nearly every line does.
-        const at = Atomics.load(counters, PUT);
-        const start = at & mask;
+        const start = putAt & mask;
         const bound = 3 * lines.length;
         const before = waiting();
         if (bound <= ring.length - start && bound <= ring.length - before) {
           const n = ring.write(lines, start);
-          Atomics.store(counters, PUT, (at + n) | 0);
+          advance(n);
           // A burst faster than the writer's look fills the ring: it is woken once it is a quarter full.
           if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
           return;

@@ -9,7 +9,7 @@
 // OBS_BINS names other launchers (`node <script> serve`, e.g. an older build's copy) run alternated
 // with this build's, each with every combination, so builds are compared round by round.
 //   node dist/test/bench/observe-cpu.js            (env: OBS_ROUNDS=3 OBS_SECONDS=5 OBS_CASES=W1,W2
-//                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8
+//                                                    OBS_SCALE=0.1 OBS_CONNECTIONS=8 OBS_WARMUP=2
 //                                                    OBS_COMBOS='both off,both on'
 //                                                    OBS_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p'
 //                                                    OBS_BINS=/tmp/old/bin/dbrest.js,bin/dbrest.js)
@@ -24,6 +24,8 @@ const bin = path.resolve(here, '../../../bin/dbrest.js');
 const rounds = Number(process.env.OBS_ROUNDS ?? 3);
 const seconds = Number(process.env.OBS_SECONDS ?? 5);
 const connections = Number(process.env.OBS_CONNECTIONS ?? 8);
+// Seconds of load before the measured run: V8 may still be compiling the request path after 2 s.
+const warmup = Number(process.env.OBS_WARMUP ?? 2);
 const cases = (process.env.OBS_CASES ?? 'W1,W2').split(',') as Array<'W1' | 'W2'>;
 
 const COMBOS = [
@@ -57,7 +59,7 @@ try {
       try {
         await waitUp(port);
         for (const k of cases) {
-          await wrk(port, files[k], 2, connections); // warm-up: JIT, caches, pool
+          await wrk(port, files[k], warmup, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
           const threadsBefore = process.env.OBS_THREADS ? threadTicks(child.pid!) : null;
           const n = await wrk(port, files[k], seconds, connections);

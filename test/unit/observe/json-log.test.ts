@@ -28,6 +28,24 @@ t.test('names with quotes, backslashes, control and non-ASCII characters are esc
   });
 });
 
+t.test('durations are written as String(Math.round(ms * 1000) / 1000) writes them', async (t) => {
+  const lines: string[] = [];
+  const log = createJsonLogger('info', (l) => void lines.push(l));
+  const fixed = [0, 0.0004, 0.0005, 0.001, 0.01, 0.1, 1, 1.2, 1.23, 1.235, 1.2345, 10.05, 10.5, 100.25, 999.9995, 123456.789, 1e7 + 0.001, 1073741.823, 1073741.824, 5e9];
+  // and random ones of every magnitude a request can take
+  const random = Array.from({ length: 2000 }, (_, i) => Math.random() * 10 ** (i % 8 - 2));
+  const all = [...fixed, ...random];
+  for (const ms of all) log.access(event({ durationMs: ms, dbMs: ms / 3 }));
+  let wrong = 0;
+  lines.forEach((l, i) => {
+    const want = (x: number) => String(Math.round(x * 1000) / 1000);
+    if (!l.includes(`"duration_ms":${want(all[i]!)},"db_ms":${want(all[i]! / 3)},`)) {
+      if (wrong++ < 5) t.fail(`${all[i]}: ${l}`);
+    }
+  });
+  t.equal(wrong, 0, `all ${all.length} durations written as before`);
+});
+
 t.test('each line carries the time it was written, to the millisecond, across a second\'s end', async (t) => {
   const lines: string[] = [];
   const log = createJsonLogger('info', (l) => void lines.push(l));

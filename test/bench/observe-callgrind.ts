@@ -1,0 +1,179 @@
+// Issue 29's overhead in instructions: the dbrest process runs under valgrind's callgrind, which
+// counts every instruction it executes (all its threads), and the count per request of a fixed
+// set of requests is compared with metrics and JSON access logs off and on. On this shared VM the
+// CPU time of one configuration moved by 40 % from run to run and req/s as much; an instruction
+// count moves by well under 1 %, so a 3 % cost can be seen at all. (What it cannot see: time spent
+// waiting, cache misses, the writer thread's wake-ups as the scheduler prices them.)
+// Each configuration: start `valgrind --tool=callgrind --instr-atstart=no node bin/dbrest.js serve`,
+// send CG_WARMUP requests (JIT, pool, caches; not counted), switch counting on, send CG_REQUESTS,
+// switch it off and dump, divide. Requests go CG_CONCURRENCY at a time on keep-alive connections;
+// W1 takes its ids from a fixed sequence, so every configuration answers the same requests.
+//   node dist/test/bench/observe-callgrind.js   (env: CG_CASES=W1,W2 CG_REQUESTS=2000 CG_WARMUP=3000
+//                                                CG_CONCURRENCY=8 CG_COMBOS='both off,both on' CG_ROUNDS=1
+//                                                CG_KEEP=/tmp/cg: the dumps copied there, for callgrind_annotate
+//                                                CG_NODE_ARGS='--single-threaded': node's own flags)
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/embedded/postgres.js';
+import { benchDatabase, median, serveEnv } from './cpu-runs.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const bin = path.resolve(here, '../../../bin/dbrest.js');
+const cases = (process.env.CG_CASES ?? 'W1,W2').split(',');
+const requests = Number(process.env.CG_REQUESTS ?? 2000);
+const warmupRequests = Number(process.env.CG_WARMUP ?? 3000);
+const concurrency = Number(process.env.CG_CONCURRENCY ?? 8);
+const rounds = Number(process.env.CG_ROUNDS ?? 1);
+const nodeArgs = (process.env.CG_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const COMBOS = [
+  { name: 'both off', env: { DBREST_LOG_LEVEL: 'error' } },
+  { name: 'metrics only', env: { DBREST_LOG_LEVEL: 'error', admin: '1' } },
+  { name: 'json only', env: { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json' } },
+  { name: 'both on', env: { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json', admin: '1' } },
+] as const;
+const combos = COMBOS.filter((c) => (process.env.CG_COMBOS ?? 'both off,both on').split(',').includes(c.name));
+execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); // fails here without valgrind
+
+/** `n` GETs of the paths `pathOf(i)`, `concurrency` at a time, each connection kept alive. */
+async function send(port: number, n: number, pathOf: (i: number) => string): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  const one = (p: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: p, agent, headers: { accept: 'application/json' } }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`${p}: ${res.statusCode}`));
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+    });
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) await one(pathOf(next++));
+  }));
+  agent.destroy();
+}
+
+async function waitUp(port: number, child: ReturnType<typeof spawn>): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`dbrest under valgrind exited ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return;
+    } catch {
+      /* not yet: valgrind starts node some 20 times slower */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('dbrest under valgrind did not answer in 300 s');
+}
+
+/** The instructions counted in a callgrind dump (its `totals:` line; `summary:` reads 0 after --zero). */
+function instructions(file: string): number {
+  const m = /^totals: (\d+)/m.exec(readFileSync(file, 'utf8'));
+  if (m === null) throw new Error(`no totals in ${file}`);
+  return Number(m[1]);
+}
+
+// V8's optimizing compilers and its garbage collector, by their C++ names in callgrind_annotate's
+// list. Under valgrind a server runs some 30 times slower, and V8 was still compiling after 10,000
+// requests (a fifth of the count, varying by a third from run to run); what is left, the request
+// path itself, varied by under 1 %.
+const COMPILE_OR_GC = /compiler::|maglev|turboshaft|Compiler|Scaveng|MarkCompact|Heap::|Sweeper|Marking|Evacuat|heap::base|cppgc/;
+
+/** Instructions in the dump's functions that are neither compiling nor collecting garbage. */
+function requestPathInstructions(file: string): number {
+  const listing = execFileSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  let n = 0;
+  for (const line of listing.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (m === null || m[2]!.includes('PROGRAM TOTALS') || COMPILE_OR_GC.test(m[2]!)) continue;
+    n += Number(m[1]!.replace(/,/g, ''));
+  }
+  return n;
+}
+
+const db = await benchDatabase('obs-cg', 0.1);
+try {
+  const albumMax = Math.max(1, Math.round(db.size.albums / 40));
+  // A fixed, well-spread sequence of ids (a multiplicative hash of the request's index).
+  const paths: Record<string, (i: number) => string> = {
+    W1: (i) => `/tracks?id=eq.${1 + ((i * 2654435761) % db.size.tracks)}`,
+    W2: () => `/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`,
+  };
+  const results = new Map<string, number[]>();
+  const pathCounts = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const combo of round % 2 === 0 ? combos : [...combos].reverse()) {
+      const port = await freePort();
+      const { admin, ...env } = { admin: '', ...combo.env };
+      const out = path.join(db.dir, `cg-${round}-${combo.name.replace(/ /g, '-')}.out`);
+      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, bin, 'serve'], {
+        env: serveEnv(db.uri, port, { DBREST_DB_POOL: '8', ...env, ...(admin ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}) }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let lines = 0;
+      child.stderr!.on('data', (b: Buffer) => {
+        for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) lines++;
+      });
+      try {
+        await waitUp(port, child);
+        for (const k of cases) {
+          await send(port, warmupRequests, paths[k]!);
+          execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+          execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
+          const linesBefore = lines;
+          await send(port, requests, paths[k]!);
+          // The JSON lines of the counted requests are written within the writer thread's next look.
+          await new Promise((r) => setTimeout(r, 1000));
+          execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
+          execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+          const dumps = readdirDumps(out);
+          const perRequest = instructions(dumps.at(-1)!) / requests;
+          const pathOnly = requestPathInstructions(dumps.at(-1)!) / requests;
+          const key = `${k} ${combo.name}`;
+          pathCounts.set(key, [...(pathCounts.get(key) ?? []), pathOnly]);
+          if (process.env.CG_KEEP) {
+            mkdirSync(process.env.CG_KEEP, { recursive: true });
+            copyFileSync(dumps.at(-1)!, path.join(process.env.CG_KEEP, `${round + 1}-${key.replace(/ /g, '-')}.callgrind`));
+          }
+          results.set(key, [...(results.get(key) ?? []), perRequest]);
+          console.log(`round ${round + 1} ${key}: ${count(perRequest)} instructions/request, ${count(pathOnly)} without compiling and GC (${lines - linesBefore} lines read)`);
+        }
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    }
+  }
+  for (const [title, figures] of [['instructions/request', results], ['without compiling and GC', pathCounts]] as const) {
+    console.log(`\nmedian ${title} (cost against both off):`);
+    for (const k of cases) {
+      const base = figures.get(`${k} both off`);
+      for (const c of combos) {
+        const xs = figures.get(`${k} ${c.name}`);
+        if (!xs) continue;
+        const m = median(xs);
+        const cost = base && c.name !== 'both off' ? `${(100 * (m / median(base) - 1)).toFixed(1).padStart(6)} %` : '        ';
+        console.log(`  ${k} ${c.name.padEnd(13)} ${count(m).padStart(12)} ${cost}   [${xs.map(count).join(', ')}]`);
+      }
+    }
+  }
+} finally {
+  await db.stop();
+}
+
+function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** The dump files callgrind wrote for `out` (`out.1`, `out.2`, … after each --dump), oldest first. */
+function readdirDumps(out: string): string[] {
+  const dir = path.dirname(out);
+  const base = path.basename(out);
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(`${base}.`) && /\.\d+$/.test(f))
+    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()))
+    .map((f) => path.join(dir, f));
+}
