@@ -7,9 +7,12 @@
 // Each configuration: start `valgrind --tool=callgrind --instr-atstart=no node bin/dbrest.js serve`,
 // send CG_WARMUP requests (JIT, pool, caches; not counted), switch counting on, send CG_REQUESTS,
 // switch it off and dump, divide. Requests go CG_CONCURRENCY at a time on keep-alive connections;
-// W1 takes its ids from a fixed sequence, so every configuration answers the same requests.
+// W1 takes its ids from a fixed sequence, so every configuration answers the same requests. W4 (one
+// insert, return=minimal) and the configuration `floor` (the bench's floor server, which answers
+// W1, W2 and W4) compare dbrest's own work with the least a Node server does for the same request.
 //   node dist/test/bench/observe-callgrind.js   (env: CG_CASES=W1,W2 CG_REQUESTS=2000 CG_WARMUP=3000
 //                                                CG_CONCURRENCY=8 CG_COMBOS='both off,both on' CG_ROUNDS=1
+//                                                (combos: both off, metrics only, json only, both on, floor)
 //                                                CG_KEEP=/tmp/cg: the dumps copied there, for callgrind_annotate
 //                                                CG_NODE_ARGS='--single-threaded': node's own flags)
 import { execFileSync, spawn } from 'node:child_process';
@@ -33,25 +36,35 @@ const COMBOS = [
   { name: 'metrics only', env: { DBREST_LOG_LEVEL: 'error', admin: '1' } },
   { name: 'json only', env: { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json' } },
   { name: 'both on', env: { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json', admin: '1' } },
+  { name: 'floor', env: { FLOOR_POOL_SIZE: '8' } },
 ] as const;
+const floorBin = path.join(here, 'floor-server.js');
 const combos = COMBOS.filter((c) => (process.env.CG_COMBOS ?? 'both off,both on').split(',').includes(c.name));
 execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); // fails here without valgrind
 
-/** `n` GETs of the paths `pathOf(i)`, `concurrency` at a time, each connection kept alive. */
-async function send(port: number, n: number, pathOf: (i: number) => string): Promise<void> {
+interface Request {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** `n` requests `requestOf(i)`, `concurrency` at a time, each connection kept alive; each must be 2xx. */
+async function send(port: number, n: number, requestOf: (i: number) => Request): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   let next = 0;
-  const one = (p: string) =>
+  const one = (r: Request) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: p, agent, headers: { accept: 'application/json' } }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`${p}: ${res.statusCode}`));
+      const req = http.request({ host: '127.0.0.1', port, method: r.method, path: r.path, agent, headers: { accept: 'application/json', ...r.headers } }, (res) => {
+        if (res.statusCode === undefined || res.statusCode >= 300) reject(new Error(`${r.method} ${r.path}: ${res.statusCode}`));
         res.resume();
         res.on('end', resolve);
       });
       req.on('error', reject);
+      req.end(r.body);
     });
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await one(pathOf(next++));
+    while (next < n) await one(requestOf(next++));
   }));
   agent.destroy();
 }
@@ -98,9 +111,12 @@ const db = await benchDatabase('obs-cg', 0.1);
 try {
   const albumMax = Math.max(1, Math.round(db.size.albums / 40));
   // A fixed, well-spread sequence of ids (a multiplicative hash of the request's index).
-  const paths: Record<string, (i: number) => string> = {
-    W1: (i) => `/tracks?id=eq.${1 + ((i * 2654435761) % db.size.tracks)}`,
-    W2: () => `/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`,
+  const get = (p: string): Request => ({ method: 'GET', path: p });
+  const customer = JSON.stringify({ first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', country: 'Norway' });
+  const paths: Record<string, (i: number) => Request> = {
+    W1: (i) => get(`/tracks?id=eq.${1 + ((i * 2654435761) % db.size.tracks)}`),
+    W2: () => get(`/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`),
+    W4: () => ({ method: 'POST', path: '/customers', body: customer, headers: { 'content-type': 'application/json', prefer: 'return=minimal' } }),
   };
   const results = new Map<string, number[]>();
   const pathCounts = new Map<string, number[]>();
@@ -109,7 +125,7 @@ try {
       const port = await freePort();
       const { admin, ...env } = { admin: '', ...combo.env };
       const out = path.join(db.dir, `cg-${round}-${combo.name.replace(/ /g, '-')}.out`);
-      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, bin, 'serve'], {
+      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, ...(combo.name === 'floor' ? [floorBin, String(port), db.uri] : [bin, 'serve'])], {
         env: serveEnv(db.uri, port, { DBREST_DB_POOL: '8', ...env, ...(admin ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}) }),
         stdio: ['ignore', 'ignore', 'pipe'],
       });
