@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { runBatch, type BatchStatement } from '../../src/db/batch.js';
 import { startEmbeddedPostgres } from '../../src/embedded/postgres.js';
@@ -188,6 +188,13 @@ export function workloadScripts(size: DatasetSize, dir: string): Record<Workload
   for (const [k, s] of Object.entries(scripts) as Array<[Workload, string]>) writeFileSync((files[k] = path.join(dir, `${k}.lua`)), s);
   return files;
 }
+
+/** The bench's floor server (floor-server.ts), beside this module in dist. */
+export const FLOOR_BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor-server.js');
+
+/** Node's arguments to start `bin` on `port`: the floor server takes its port and database, dbrest `serve`. */
+export const serverArgs = (bin: string, port: number, uri: string): string[] =>
+  path.basename(bin) === 'floor-server.js' ? [bin, String(port), uri] : [bin, 'serve'];
 
 /** The environment of a `dbrest serve` over the bench database on `port`; `overrides` win. */
 export function serveEnv(uri: string, port: number, overrides: Record<string, string> = {}): Record<string, string> {

@@ -21,7 +21,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, median, serveEnv } from './cpu-runs.js';
+import { benchDatabase, FLOOR_BIN, median, serveEnv, serverArgs } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -38,7 +38,6 @@ const COMBOS = [
   { name: 'both on', env: { DBREST_LOG_LEVEL: 'info', DBREST_LOG_FORMAT: 'json', admin: '1' } },
   { name: 'floor', env: { FLOOR_POOL_SIZE: '8' } },
 ] as const;
-const floorBin = path.join(here, 'floor-server.js');
 const combos = COMBOS.filter((c) => (process.env.CG_COMBOS ?? 'both off,both on').split(',').includes(c.name));
 execFileSync('valgrind', ['--version'], { stdio: 'ignore' }); // fails here without valgrind
 
@@ -125,7 +124,7 @@ try {
       const port = await freePort();
       const { admin, ...env } = { admin: '', ...combo.env };
       const out = path.join(db.dir, `cg-${round}-${combo.name.replace(/ /g, '-')}.out`);
-      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, ...(combo.name === 'floor' ? [floorBin, String(port), db.uri] : [bin, 'serve'])], {
+      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, ...serverArgs(combo.name === 'floor' ? FLOOR_BIN : bin, port, db.uri)], {
         env: serveEnv(db.uri, port, { DBREST_DB_POOL: '8', ...env, ...(admin ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}) }),
         stdio: ['ignore', 'ignore', 'pipe'],
       });

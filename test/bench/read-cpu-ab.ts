@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, childTicks, cpuTicks, median, perRequestUs, serveEnv, threadTicks, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
+import { benchDatabase, childTicks, serverArgs, cpuTicks, median, perRequestUs, serveEnv, threadTicks, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
 
 const builds = process.argv.slice(2).map((a) => {
   const eq = a.indexOf('=');
@@ -44,7 +44,7 @@ try {
     for (const build of order) {
       const port = await freePort();
       const env = serveEnv(db.uri, port, { DBREST_DB_POOL: pool });
-      const args = path.basename(build.bin) === 'floor-server.js' ? [build.bin, String(port), db.uri] : [build.bin, 'serve'];
+      const args = serverArgs(build.bin, port, db.uri);
       const child = spawn(process.execPath, [...(process.env.AB_NODE_ARGS ?? '').split(' ').filter(Boolean), ...args], { env: { ...env, FLOOR_POOL_SIZE: pool }, stdio: ['ignore', 'pipe', 'inherit'] });
       // With AB_NODE_ARGS=--trace-gc: young-generation collections counted per measured request.
       let scavenges = 0;

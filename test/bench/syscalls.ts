@@ -9,14 +9,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, serveEnv, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
+import { benchDatabase, FLOOR_BIN, serveEnv, serverArgs, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cases = (process.env.SC_CASES ?? 'W4,W1').split(',') as Workload[];
 const seconds = Number(process.env.SC_SECONDS ?? 5);
 const servers = [
-  { name: 'dbrest', args: (_port: number, _uri: string) => [path.resolve(here, '../../../bin/dbrest.js'), 'serve'] },
-  { name: 'floor', args: (port: number, uri: string) => [path.join(here, 'floor-server.js'), String(port), uri] },
+  { name: 'dbrest', bin: path.resolve(here, '../../../bin/dbrest.js') },
+  { name: 'floor', bin: FLOOR_BIN },
 ];
 execFileSync('strace', ['-V'], { stdio: 'ignore' }); // fails here, not midway, without strace
 
@@ -25,7 +25,7 @@ try {
   const files = workloadScripts(db.size, db.dir);
   for (const s of servers) {
     const port = await freePort();
-    const child = spawn(process.execPath, s.args(port, db.uri), { env: serveEnv(db.uri, port, { DBREST_DB_POOL: '10' }), stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, serverArgs(s.bin, port, db.uri), { env: serveEnv(db.uri, port, { DBREST_DB_POOL: '10' }), stdio: ['ignore', 'ignore', 'inherit'] });
     try {
       await waitUp(port);
       for (const k of cases) {
