@@ -109,16 +109,17 @@ function requestPathInstructions(file: string): number {
 const db = await benchDatabase('obs-cg', 0.1);
 try {
   const albumMax = Math.max(1, Math.round(db.size.albums / 40));
-  // A fixed, well-spread sequence of ids (a multiplicative hash of the request's index).
   const get = (p: string): Request => ({ method: 'GET', path: p });
   const customer = JSON.stringify({ first_name: 'Bench', last_name: 'Mark', email: 'bench@example.com', country: 'Norway' });
-  const paths: Record<string, (i: number) => Request> = {
+  const requestsOf: Record<string, (i: number) => Request> = {
+    // A fixed, well-spread sequence of ids (a multiplicative hash of the request's index).
     W1: (i) => get(`/tracks?id=eq.${1 + ((i * 2654435761) % db.size.tracks)}`),
     W2: () => get(`/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`),
     W4: () => ({ method: 'POST', path: '/customers', body: customer, headers: { 'content-type': 'application/json', prefer: 'return=minimal' } }),
   };
   const results = new Map<string, number[]>();
   const pathCounts = new Map<string, number[]>();
+  const add = (to: Map<string, number[]>, key: string, x: number) => to.set(key, [...(to.get(key) ?? []), x]);
   for (let round = 0; round < rounds; round++) {
     for (const combo of round % 2 === 0 ? combos : [...combos].reverse()) {
       const port = await freePort();
@@ -135,25 +136,25 @@ try {
       try {
         await waitUp(port, child);
         for (const k of cases) {
-          await send(port, warmupRequests, paths[k]!);
+          await send(port, warmupRequests, requestsOf[k]!);
           execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
           execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
           const linesBefore = lines;
-          await send(port, requests, paths[k]!);
+          await send(port, requests, requestsOf[k]!);
           // The JSON lines of the counted requests are written within the writer thread's next look.
           await new Promise((r) => setTimeout(r, 1000));
           execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
           execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-          const dumps = readdirDumps(out);
-          const perRequest = instructions(dumps.at(-1)!) / requests;
-          const pathOnly = requestPathInstructions(dumps.at(-1)!) / requests;
+          const dump = latestDump(out);
+          const perRequest = instructions(dump) / requests;
+          const pathOnly = requestPathInstructions(dump) / requests;
           const key = `${k} ${combo.name}`;
-          pathCounts.set(key, [...(pathCounts.get(key) ?? []), pathOnly]);
+          add(results, key, perRequest);
+          add(pathCounts, key, pathOnly);
           if (process.env.CG_KEEP) {
             mkdirSync(process.env.CG_KEEP, { recursive: true });
-            copyFileSync(dumps.at(-1)!, path.join(process.env.CG_KEEP, `${round + 1}-${key.replace(/ /g, '-')}.callgrind`));
+            copyFileSync(dump, path.join(process.env.CG_KEEP, `${round + 1}-${key.replace(/ /g, '-')}.callgrind`));
           }
-          results.set(key, [...(results.get(key) ?? []), perRequest]);
           console.log(`round ${round + 1} ${key}: ${count(perRequest)} instructions/request, ${count(pathOnly)} without compiling and GC (${lines - linesBefore} lines read)`);
         }
       } finally {
@@ -183,12 +184,12 @@ function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** The dump files callgrind wrote for `out` (`out.1`, `out.2`, … after each --dump), oldest first. */
-function readdirDumps(out: string): string[] {
-  const dir = path.dirname(out);
+/** The last dump callgrind wrote for `out` (`out.1`, `out.2`, … one per --dump). */
+function latestDump(out: string): string {
   const base = path.basename(out);
-  return readdirSync(dir)
+  const numbers = readdirSync(path.dirname(out))
     .filter((f) => f.startsWith(`${base}.`) && /\.\d+$/.test(f))
-    .sort((a, b) => Number(a.split('.').pop()) - Number(b.split('.').pop()))
-    .map((f) => path.join(dir, f));
+    .map((f) => Number(f.slice(base.length + 1)));
+  if (numbers.length === 0) throw new Error(`callgrind wrote no dump for ${out}`);
+  return `${out}.${Math.max(...numbers)}`;
 }
