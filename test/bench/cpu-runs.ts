@@ -94,8 +94,13 @@ export const perRequestUs = (ticks: number, requests: number): number => (ticks 
 
 export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export async function waitUp(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+/**
+ * Until the server on `port` answers (below 500), for at most `timeoutMs`; fails at once if `child`
+ * (the server's process, when given) has exited.
+ */
+export async function waitUp(port: number, timeoutMs = 30_000, child?: { readonly exitCode: number | null }): Promise<void> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until; ) {
+    if (child !== undefined && child.exitCode !== null) throw new Error(`the server exited (${child.exitCode})`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return;
     } catch {
@@ -103,7 +108,7 @@ export async function waitUp(port: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('dbrest did not answer');
+  throw new Error(`the server did not answer in ${timeoutMs / 1000} s`);
 }
 
 /**

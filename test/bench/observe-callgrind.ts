@@ -21,7 +21,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../src/embedded/postgres.js';
-import { benchDatabase, FLOOR_BIN, median, serveEnv, serverArgs } from './cpu-runs.js';
+import { benchDatabase, FLOOR_BIN, median, serveEnv, serverArgs, waitUp } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../../bin/dbrest.js');
@@ -66,19 +66,6 @@ async function send(port: number, n: number, requestOf: (i: number) => Request):
     while (next < n) await one(requestOf(next++));
   }));
   agent.destroy();
-}
-
-async function waitUp(port: number, child: ReturnType<typeof spawn>): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`dbrest under valgrind exited ${child.exitCode}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/`)).status < 500) return;
-    } catch {
-      /* not yet: valgrind starts node some 20 times slower */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('dbrest under valgrind did not answer in 300 s');
 }
 
 /** The instructions counted in a callgrind dump (its `totals:` line; `summary:` reads 0 after --zero). */
@@ -134,7 +121,7 @@ try {
         for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) lines++;
       });
       try {
-        await waitUp(port, child);
+        await waitUp(port, 300_000, child); // valgrind starts node some 20 times slower
         for (const k of cases) {
           await send(port, warmupRequests, requestsOf[k]!);
           execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });

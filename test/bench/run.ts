@@ -64,6 +64,7 @@ import { envNumber } from './env.js';
 import { pooledPercentile } from './percentiles.js';
 import { P99_TARGET, ratioText, roundRatios, targetCheck, type CaseFigures } from './targets.js';
 import { findPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js';
+import { FLOOR_BIN, serverArgs } from './cpu-runs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url)); // dist/test/bench
 const root = path.resolve(here, '..', '..', '..');
@@ -1469,7 +1470,7 @@ async function main(): Promise<number> {
   const dataset = await loadDataset(db.uri);
 
   const floorPort = await freePort();
-  const floor = startChild('floor', [path.join(here, 'floor-server.js'), String(floorPort), dataset.uri], { FLOOR_POOL_SIZE: String(cfg.pool) });
+  const floor = startChild('floor', serverArgs(FLOOR_BIN, floorPort, dataset.uri), { FLOOR_POOL_SIZE: String(cfg.pool) });
   const floorUp = await waitAnswering(floorPort, floor, 20_000);
   if (!('status' in floorUp) || floorUp.status !== 200) {
     throw new Error(`the floor server did not start: ${'reason' in floorUp ? floorUp.reason : `GET / answered ${floorUp.status}`}`);
