@@ -27,6 +27,12 @@ const RING_BYTES = 4 * 1024 * 1024;
 export interface LineBatch {
   /** One or more whole lines, each ending with its newline. */
   write(lines: string): void;
+  /**
+   * Encodes one or more whole lines straight into the ring: `encode(ring, at, value)` writes at most
+   * `maxBytes` from `at` and returns the end, or -1 to give up. False when it gave up or there was
+   * no room in one piece (the ring's end, a queue waiting): then the caller writes a string instead.
+   */
+  writeEncoded<T>(maxBytes: number, encode: (ring: Buffer, at: number, value: T) => number, value: T): boolean;
   /** Hands over what is waiting and waits until it is written (at most STALLED_MS). */
   flush(): void;
   /** Settles once the writer thread runs (until then lines wait in the ring and the queue). */
@@ -134,6 +140,12 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
   setInterval(handOver, BATCH_MS).unref();
   process.on('exit', flush);
 
+  /** Ring bytes `before` waited, `n` more now do: past a quarter full, the writer is woken (a burst faster than its look). */
+  const added = (before: number, n: number): void => {
+    advance(n);
+    if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
+  };
+
   return {
     write(lines) {
       if (queue.length === 0) {
@@ -143,10 +155,7 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
         const bound = 3 * lines.length;
         const before = waiting();
         if (bound <= ring.length - start && bound <= ring.length - before) {
-          const n = ring.write(lines, start);
-          advance(n);
-          // A burst faster than the writer's look fills the ring: it is woken once it is a quarter full.
-          if (before < wakeAt && before + n >= wakeAt) Atomics.notify(counters, PUT);
+          added(before, ring.write(lines, start));
           return;
         }
       }
@@ -159,6 +168,16 @@ export function lineBatch(fd: number, dropNotice: (lines: number) => string, max
         queue.push(rest);
         queuedBytes += rest.length;
       } else dropped += countLines(rest);
+    },
+    writeEncoded(maxBytes, encode, value) {
+      if (queue.length !== 0) return false;
+      const start = putAt & mask;
+      const before = waiting();
+      if (maxBytes > ring.length - start || maxBytes > ring.length - before) return false;
+      const end = encode(ring, start, value);
+      if (end < 0) return false;
+      added(before, end - start);
+      return true;
     },
     flush,
     ready,

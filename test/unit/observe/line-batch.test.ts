@@ -109,3 +109,35 @@ t.test('lines longer than a batch and lines past ASCII arrive whole and in order
   read.push(await readUntilQuiet(readFd));
   t.equal(Buffer.concat(read).toString('utf8'), sent.join(''), 'byte for byte what was written, in order');
 });
+
+t.test('lines encoded in place and lines written as strings arrive whole and in order, round the ring and behind a queue', async (t) => {
+  const { readFd, writeFd } = fifo(t);
+  // A ring of 32 KiB and as much again for a queue: 3,000 lines of ~110 bytes go round it ten times.
+  const batch = lineBatch(writeFd, (n) => `{"dropped":${n}}\n`, 64 * 1024);
+  await batch.ready;
+  const encode = (ring: Buffer, at: number, l: string) => at + ring.write(l, at, 'latin1');
+  const giveUp = (ring: Buffer, at: number) => (ring.fill(0x41, at, at + 4), -1);
+  const sent: string[] = [];
+  const read: Buffer[] = [];
+  let encoded = 0;
+  let refused = 0;
+  for (let i = 0; i < 3_000; i++) {
+    const l = line(i);
+    if (batch.writeEncoded(200, giveUp, l)) t.fail('an encoder that gives up writes nothing');
+    if (i % 3 === 0) batch.write(l);
+    else if (batch.writeEncoded(l.length, encode, l)) encoded++;
+    else {
+      refused++; // the ring's end, or a queue waiting behind a full ring
+      batch.write(l);
+    }
+    sent.push(l);
+    // Everything read out every 500 lines (well within the bound); between, the pipe every 50,
+    // except for lines 1,500-1,999 (55 KB: the pipe takes them, or the ring and a queue behind it).
+    if (i % 500 === 499) read.push(await readUntilQuiet(readFd));
+    else if (i % 50 === 0 && (i < 1_500 || i >= 2_000)) read.push(readAll(readFd));
+  }
+  read.push(await readUntilQuiet(readFd));
+  t.equal(Buffer.concat(read).toString('latin1'), sent.join(''), 'byte for byte what was written, in order');
+  t.ok(encoded > 1_000, `${encoded} lines encoded in place`);
+  t.ok(refused > 0, `${refused} refused and written as strings`);
+});
