@@ -2,11 +2,18 @@
 // counts every instruction it executes (all its threads), and the count per request of a fixed
 // set of requests is compared with metrics and JSON access logs off and on. On this shared VM the
 // CPU time of one configuration moved by 40 % from run to run and req/s as much; an instruction
-// count moves by well under 1 %, so a 3 % cost can be seen at all. (What it cannot see: time spent
-// waiting, cache misses, the writer thread's wake-ups as the scheduler prices them.)
+// count moves by well under 1 % on a quiet machine (by 5 % and more beside other busy processes:
+// how requests share batches follows the processes' relative pace), so a 3 % cost can be seen at
+// all. (What it cannot see: time spent waiting, cache misses, wake-ups as the scheduler prices them.)
 // Each configuration: start `valgrind --tool=callgrind --instr-atstart=no node bin/dbrest.js serve`,
 // send CG_WARMUP requests (JIT, pool, caches; not counted), switch counting on, send CG_REQUESTS,
-// switch it off and dump, divide. Requests go CG_CONCURRENCY at a time on keep-alive connections;
+// dump, divide. Requests go CG_CONCURRENCY at a time on keep-alive connections.
+// Under valgrind a request takes some 100 times longer, so work done per second weighs 100 times
+// more per request than at a server's pace: timers (320,000 instructions a second with both on,
+// 250,000 of them prom-client's event-loop monitor, as counted in a bare node process) and the log
+// writer thread's look every 20 ms. Hence a third figure: the main thread's count (threads are
+// counted apart) less what its timers cost in the same time, read from a window of IDLE_MS with
+// counting on and no requests.
 // W1 takes its ids from a fixed sequence, so every configuration answers the same requests. W4 (one
 // insert, return=minimal) and the configuration `floor` (the bench's floor server, which answers
 // W1, W2 and W4) compare dbrest's own work with the least a Node server does for the same request.
@@ -30,6 +37,8 @@ const requests = Number(process.env.CG_REQUESTS ?? 2000);
 const warmupRequests = Number(process.env.CG_WARMUP ?? 3000);
 const concurrency = Number(process.env.CG_CONCURRENCY ?? 8);
 const rounds = Number(process.env.CG_ROUNDS ?? 1);
+// The idle window after each counted one, in which the server's timers are counted alone.
+const IDLE_MS = 4000;
 const nodeArgs = (process.env.CG_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const COMBOS = [
   { name: 'both off', env: { DBREST_LOG_LEVEL: 'error' } },
@@ -106,13 +115,14 @@ try {
   };
   const results = new Map<string, number[]>();
   const pathCounts = new Map<string, number[]>();
+  const mainCounts = new Map<string, number[]>();
   const add = (to: Map<string, number[]>, key: string, x: number) => to.set(key, [...(to.get(key) ?? []), x]);
   for (let round = 0; round < rounds; round++) {
     for (const combo of round % 2 === 0 ? combos : [...combos].reverse()) {
       const port = await freePort();
       const { admin, ...env } = { admin: '', ...combo.env };
       const out = path.join(db.dir, `cg-${round}-${combo.name.replace(/ /g, '-')}.out`);
-      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, ...serverArgs(combo.name === 'floor' ? FLOOR_BIN : bin, port, db.uri)], {
+      const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, process.execPath, ...nodeArgs, ...serverArgs(combo.name === 'floor' ? FLOOR_BIN : bin, port, db.uri)], {
         env: serveEnv(db.uri, port, { DBREST_DB_POOL: '8', ...env, ...(admin ? { DBREST_ADMIN_SERVER_PORT: String(await freePort()) } : {}) }),
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -124,25 +134,41 @@ try {
         await waitUp(port, 300_000, child); // valgrind starts node some 20 times slower
         for (const k of cases) {
           await send(port, warmupRequests, requestsOf[k]!);
+          const counting = (on: boolean) => execFileSync('callgrind_control', [on ? '--instr=on' : '--instr=off', String(child.pid)], { stdio: 'ignore' });
+          const dump = () => {
+            execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+            return latestDump(out);
+          };
           execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-          execFileSync('callgrind_control', ['--instr=on', String(child.pid)], { stdio: 'ignore' });
+          counting(true);
           const linesBefore = lines;
+          const started = performance.now();
           await send(port, requests, requestsOf[k]!);
+          const sending = (performance.now() - started) / 1000;
           // The JSON lines of the counted requests are written within the writer thread's next look.
           await new Promise((r) => setTimeout(r, 1000));
-          execFileSync('callgrind_control', ['--instr=off', String(child.pid)], { stdio: 'ignore' });
-          execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-          const dump = latestDump(out);
-          const perRequest = instructions(dump) / requests;
-          const pathOnly = requestPathInstructions(dump) / requests;
+          const busy = dump();
+          // The same server idle: what its timers cost per second (at valgrind's pace a request
+          // takes some 50 times longer, and so gets 50 times their share).
+          await new Promise((r) => setTimeout(r, IDLE_MS));
+          const idle = dump();
+          counting(false);
+          const window = sending + 1;
+          const perRequest = sum(busy.map(instructions)) / requests;
+          const pathOnly = sum(busy.map(requestPathInstructions)) / requests;
+          const mainIdlePerSecond = requestPathInstructions(idle[0]!) / (IDLE_MS / 1000);
+          const mainOnly = (requestPathInstructions(busy[0]!) - mainIdlePerSecond * window) / requests;
           const key = `${k} ${combo.name}`;
           add(results, key, perRequest);
           add(pathCounts, key, pathOnly);
+          add(mainCounts, key, mainOnly);
           if (process.env.CG_KEEP) {
             mkdirSync(process.env.CG_KEEP, { recursive: true });
-            copyFileSync(dump, path.join(process.env.CG_KEEP, `${round + 1}-${key.replace(/ /g, '-')}.callgrind`));
+            busy.forEach((f, i) => copyFileSync(f, path.join(process.env.CG_KEEP!, `${round + 1}-${key.replace(/ /g, '-')}${i === 0 ? '' : `-thread${i + 1}`}.callgrind`)));
           }
-          console.log(`round ${round + 1} ${key}: ${count(perRequest)} instructions/request, ${count(pathOnly)} without compiling and GC (${lines - linesBefore} lines read)`);
+          console.log(`round ${round + 1} ${key}: ${count(perRequest)} instructions/request, ${count(pathOnly)} without compiling and GC, `
+            + `${count(mainOnly)} of them on the main thread without its timers' ${count(mainIdlePerSecond)}/s `
+            + `(${(requests / sending).toFixed(0)} requests/s under valgrind, ${lines - linesBefore} lines read)`);
         }
       } finally {
         child.kill('SIGTERM');
@@ -150,7 +176,7 @@ try {
       }
     }
   }
-  for (const [title, figures] of [['instructions/request', results], ['without compiling and GC', pathCounts]] as const) {
+  for (const [title, figures] of [['instructions/request', results], ['without compiling and GC', pathCounts], ['main thread, without compiling, GC and timers', mainCounts]] as const) {
     console.log(`\nmedian ${title} (cost against both off):`);
     for (const k of cases) {
       const base = figures.get(`${k} both off`);
@@ -171,12 +197,21 @@ function count(n: number): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
-/** The last dump callgrind wrote for `out` (`out.1`, `out.2`, … one per --dump). */
-function latestDump(out: string): string {
+/**
+ * The files of the last dump callgrind wrote for `out`, one per thread (--separate-threads): `out.N-01`
+ * (the main thread), `out.N-02`, … for the Nth --dump.
+ */
+function latestDump(out: string): string[] {
   const base = path.basename(out);
-  const numbers = readdirSync(path.dirname(out))
-    .filter((f) => f.startsWith(`${base}.`) && /\.\d+$/.test(f))
-    .map((f) => Number(f.slice(base.length + 1)));
-  if (numbers.length === 0) throw new Error(`callgrind wrote no dump for ${out}`);
-  return `${out}.${Math.max(...numbers)}`;
+  const dumps = readdirSync(path.dirname(out))
+    .map((f) => ({ f, m: f.startsWith(`${base}.`) ? /^(\d+)-(\d+)$/.exec(f.slice(base.length + 1)) : null }))
+    .filter((d): d is { f: string; m: RegExpExecArray } => d.m !== null)
+    .map(({ f, m }) => ({ file: path.join(path.dirname(out), f), n: Number(m[1]), thread: Number(m[2]) }));
+  if (dumps.length === 0) throw new Error(`callgrind wrote no dump for ${out}`);
+  const last = Math.max(...dumps.map((d) => d.n));
+  return dumps.filter((d) => d.n === last).sort((a, b) => a.thread - b.thread).map((d) => d.file);
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
 }
