@@ -9,6 +9,7 @@
 //
 // Every request is one transaction: a failed statement, max-affected, PUT's key check or a singular
 // response that is not one row leave the database unchanged (sql/mutate.ts's postconditions).
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
