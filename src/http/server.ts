@@ -1,6 +1,7 @@
 // The Node http server: reads each request into an HttpInput, runs the recipe, writes the
 // ResponseSpec, and logs one access line. Unexpected exceptions become a 500 in the error model
 // (logged with the request id); nothing else of them reaches the client.
+import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';

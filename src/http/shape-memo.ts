@@ -9,6 +9,7 @@
 // SQL text and their values differ in exactly one place — the body parameter — is the shape kept;
 // otherwise it is remembered as "not memoizable" and always planned in full. Entries live with
 // the schema cache and configuration they were planned against (a reload starts afresh).
+import { Buffer } from 'node:buffer';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
 import { statementName } from '../db/transaction.js';

@@ -14,7 +14,7 @@
 //
 // JSON is checked here only for its shape: the body travels to PostgreSQL as ONE json parameter,
 // unpacked there with json_to_recordset (sql/mutate.ts), so it is never re-serialised.
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import type { ContentType } from './api-request.js';
