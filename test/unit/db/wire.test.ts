@@ -56,6 +56,11 @@ t.test('a batch is the bytes pg writes for the same messages', async (t) => {
     ['', 'SELECT $1::text, "ταμείο".x', samples, { parse: true, describe: true }],
     ['dbrest_named', 'INSERT INTO t SELECT * FROM json_populate_record(null::t, $1)', samples, { parse: false, describe: true }],
     ['', 'BEGIN', [], { parse: true, describe: false }],
+    // All strings: ASCII ones are encoded together, a non-ASCII one sends the bind value by value.
+    ['', 'SELECT $1, $2, $3', ['request.method', 'POST', '{"accept":"application/json"}'], { parse: true, describe: false }],
+    ['', 'SELECT $1, $2, $3', ['request.path', '/ταμείο', 'x'], { parse: true, describe: false }],
+    ['', 'SELECT $1, $2', ['lone \udc00', 'y'], { parse: true, describe: false }],
+    ['', 'SELECT $1, $2', [long, ''], { parse: true, describe: false }],
   ];
   for (const vs of [[], ['one'], samples]) cases.push(['', 'SELECT 1', vs, { parse: true, describe: true }]);
 
