@@ -82,6 +82,27 @@ export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'con
   };
 }
 
+/**
+ * The headers with one string per name (repeats joined by `, `). Node's own object when it is that
+ * already — every header but Set-Cookie arrives as one string — rather than a copy per request.
+ */
+function stringHeaders(raw: HttpInput['headers']): Readonly<Record<string, string>> {
+  let plain = true;
+  for (const k in raw) {
+    if (typeof raw[k] !== 'string') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return raw as Readonly<Record<string, string>>;
+  const headers: Record<string, string> = {};
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return headers;
+}
+
 export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiRequest> {
   const method = input.method.toUpperCase() as HttpMethod;
   if (!METHODS.has(method)) return err(errors.DBRST117(`Unsupported HTTP method: ${input.method}`));
@@ -108,13 +129,6 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     ? parseRangeHeader(rangeHeader)
     : null;
 
-  const headers: Record<string, string> = {};
-  const raw = input.headers;
-  for (const k in raw) {
-    const v = raw[k];
-    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-
   return ok({
     method,
     target: target.value as Target,
@@ -124,7 +138,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     ...mediaHeaders(input),
     range,
     body: input.body,
-    headers,
+    headers: stringHeaders(input.headers),
     cookies: parseCookies(headerValue(input, 'cookie')),
     path: pathname,
     search,
