@@ -71,17 +71,8 @@ export function plannedByShape<P>(
 ): Result<Planned<P>> {
   const body = req.body === null && !forCall ? null : jsonBody(req, forCall, columns);
   if (body === null) return build(req);
-  const key = [
-    req.method,
-    req.schema,
-    req.path,
-    req.search,
-    header(req, 'prefer'),
-    header(req, 'accept'),
-    header(req, 'content-type'),
-    body.isObject ? '{' : '[',
-    JSON.stringify(body.keys),
-  ].join('\n');
+  // Concatenated, not an array joined: Array#join cost more than the key's hashing.
+  const key = `${req.method}\n${req.schema}\n${req.path}\n${req.search}\n${header(req, 'prefer')}\n${header(req, 'accept')}\n${header(req, 'content-type')}\n${body.isObject ? '{' : '['}${JSON.stringify(body.keys)}`;
   const shapes = shapesFor(cache, config);
   const hit = shapes.get(key);
   if (hit) return { ok: true, value: { plan: hit.plan as P, statement: fill(hit.template, [body.text]) } };
