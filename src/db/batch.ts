@@ -15,7 +15,9 @@ interface TypeParsers {
   getTypeParser(oid: number, format: string): (text: string) => unknown;
 }
 
-const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
+
+const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /**
  * One statement's rows as arrays, values through pg's type parsers (what pg's own Result does in
@@ -46,12 +48,26 @@ class ArrayResult {
     this.rows.push(row);
   }
 
+  /**
+   * A command tag (`INSERT 0 1`, `SELECT 5`, `CREATE TABLE`): its leading word, and as the row
+   * count the last of up to two numbers after it, as /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/ reads
+   * it. Scanned by character: the regexp's exec cost some 1,000 instructions a statement.
+   */
   addCommandComplete(msg: { text?: string }): void {
-    const m = COMMAND_TAG.exec(msg.text ?? '');
-    if (!m) return;
-    this.command = m[1]!;
-    const n = m[3] ?? m[2];
-    if (n !== undefined) this.rowCount = parseInt(n, 10);
+    const text = msg.text ?? '';
+    let i = 0;
+    while (i < text.length && isLetter(text.charCodeAt(i))) i++;
+    if (i === 0) return;
+    this.command = text.slice(0, i);
+    let count: string | undefined;
+    for (let k = 0; k < 2 && text.charCodeAt(i) === 0x20; k++) {
+      let j = i + 1;
+      while (j < text.length && isDigit(text.charCodeAt(j))) j++;
+      if (j === i + 1) break;
+      count = text.slice(i + 1, j);
+      i = j;
+    }
+    if (count !== undefined) this.rowCount = parseInt(count, 10);
   }
 }
 
