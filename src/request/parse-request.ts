@@ -69,6 +69,8 @@ const plainQueryOf = memoByText((search: string) => parseQuery(search, { isRpcAr
 const acceptOf = memoByText(parseAccept);
 const contentTypeOf = memoByText(parseContentType);
 const preferenceOf = memoByText((value: string) => parsePreferences([value]));
+/** A path's target: split, filtered and percent-decoded once per path text (some 6,000 instructions). */
+const targetOf = memoByText(resolveTarget);
 
 /** The request's Accept, Content-Type and Prefer headers, parsed (a repeated value once: request/memo.ts). */
 export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'contentType' | 'preferences'> {
@@ -110,7 +112,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   const pathname = q === -1 ? input.url : input.url.slice(0, q);
   const search = q === -1 ? '' : input.url.slice(q + 1);
 
-  const target = resolveTarget(pathname);
+  const target = targetOf(pathname);
   if (!target.ok) return target;
   const schema = chooseSchema(input, method, ctx.schemas);
   if (!schema.ok) return schema;
