@@ -12,7 +12,7 @@ import { memoByText } from './memo.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
 import { parseUrlEncoded } from './urlencoded.js';
-import type { QueryParams } from './types.js';
+import type { MediaRange, QueryParams } from './types.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -68,6 +68,8 @@ function parseQuery(search: string, opts: { isRpcArg: (name: string) => boolean;
 const plainQueryOf = memoByText((search: string) => parseQuery(search, { isRpcArg: () => false, rpcRead: false }), 512, 2048);
 const acceptOf = memoByText(parseAccept);
 const contentTypeOf = memoByText(parseContentType);
+/** No Accept header: `*\/*`, one object for every such request (http/mutate.ts keeps its negotiation per object). */
+const NO_ACCEPT: ReadonlyArray<MediaRange> = parseAccept(undefined);
 const preferenceOf = memoByText((value: string) => parsePreferences([value]));
 /** A path's target: split, filtered and percent-decoded once per path text (some 6,000 instructions). */
 const targetOf = memoByText(resolveTarget);
@@ -78,7 +80,7 @@ export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'con
   const contentType = headerValue(input, 'content-type');
   const prefer = headerValues(input, 'prefer');
   return {
-    accept: accept === undefined ? parseAccept(undefined) : acceptOf(accept),
+    accept: accept === undefined ? NO_ACCEPT : acceptOf(accept),
     contentType: contentType === undefined ? null : contentTypeOf(contentType),
     preferences: prefer.length === 1 ? preferenceOf(prefer[0]!) : parsePreferences(prefer),
   };
