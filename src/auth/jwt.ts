@@ -6,6 +6,7 @@
 //   role from `jwt-role-claim-key`, else `db-anon-role`, else DBRST302.
 // Every 401 carries a `WWW-Authenticate: Bearer …` challenge (RFC 6750). Verified tokens may be cached
 // (`jwt-cache-max-lifetime`). Tokens and secrets are never logged nor echoed.
+import { Buffer } from 'node:buffer';
 import { compactVerify, errors as joseErrors } from 'jose';
 
 import type { AppConfig } from '../config/types.js';

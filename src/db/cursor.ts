@@ -13,6 +13,7 @@
 // Nothing is ever read that was not asked for: between two Executes the backend waits, so a slow
 // consumer costs one batch of rows of memory, never the whole answer. Values are kept as the text
 // PostgreSQL sent (no type parsing): they are written out as they are.
+import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import type { BatchStatement, Connection as BatchConnection } from './batch.js';

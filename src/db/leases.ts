@@ -24,6 +24,7 @@
 // SharePolicy.hedgeAfter holds up is handed back to its caller to be run on another connection too,
 // first in line; the first answer wins (db/transaction.ts). The copy left behind still runs, and
 // its lease ends as usual.
+import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { poolHost, sharePolicyFor } from './locality.js';
 import { SharePolicy, type ConnectionState } from './share-policy.js';

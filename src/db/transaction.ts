@@ -3,6 +3,7 @@
 // one implicit transaction. A failure anywhere rolls all of it back: nothing partial is ever kept.
 // A request that must end in ROLLBACK (db-tx-end / Prefer: tx=rollback) is wrapped in an explicit
 // BEGIN … ROLLBACK inside the same batch.
+import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Statement } from '../sql/fragment.js';

@@ -10,6 +10,7 @@
 //
 // Responses, as PostgREST's: 200 (206 with a count when the page is partial, 416 past the end)
 // with Content-Range; a void function → 204 without a body.
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';

@@ -1,5 +1,6 @@
 // The recipe of a request: authenticate → parse → dispatch to an action (plan → build → execute →
 // respond). Every failure is an ApiError value turned into a response here, in one place.
+import { performance } from 'node:perf_hooks';
 import { findCallableRoutines } from '../catalog/lookup.js';
 import { errors } from '../errors/catalog.js';
 import { renderError } from '../errors/render.js';

@@ -9,6 +9,7 @@
 //
 // Every request is one transaction: a failed statement, max-affected, PUT's key check or a singular
 // response that is not one row leave the database unchanged (sql/mutate.ts's postconditions).
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import type { AppConfig } from '../config/types.js';
@@ -18,7 +19,7 @@ import { errors } from '../errors/catalog.js';
 import { err, ok, type ApiError, type Result } from '../errors/types.js';
 import { planMutate, type MutatePlan } from '../plan/mutate-plan.js';
 import type { ApiRequest } from '../request/api-request.js';
-import type { Preferences } from '../request/types.js';
+import type { MediaRange, Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateRead, type Negotiated } from '../response/negotiate.js';
 import { readBodyFor, singularError } from '../response/read-body.js';
@@ -36,7 +37,7 @@ import { legacyTargetWarning } from '../plan/filters.js';
 export async function runMutate(req: ApiRequest, relation: string, who: AuthResult, cache: SchemaCache, app: AppState): Promise<Result<ResponseSpec>> {
   const cfg = app.config;
   const t0 = performance.now();
-  const media = negotiateRead(req.accept, { planEnabled: cfg.dbPlanEnabled });
+  const media = negotiatedWrite(req.accept, cfg.dbPlanEnabled);
   // A plan is of the statement its `for=` media runs.
   const shaped = media.ok ? media.value.plan?.target.media ?? media.value.media : null;
   const singular = shaped === 'object' || shaped === 'object-stripped';
@@ -67,6 +68,22 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
 
   const res = respondMutate(req, plan, media.value, cfg, writtenOf(outcome.results, plain));
   return res.ok ? ok({ ...res.value, timings: { plan: t1 - t0, transaction: t2 - t1, response: performance.now() - t2 } }) : res;
+}
+
+/**
+ * negotiateRead of a parsed Accept, kept per Accept object: parse-request.ts parses one header text
+ * once (request/memo.ts), so a client's repeated Accept is negotiated once, not on every write (some
+ * 3,400 instructions). Keyed weakly, so an Accept no longer memoized is dropped with it.
+ */
+const negotiated = [new WeakMap<ReadonlyArray<MediaRange>, Result<Negotiated>>(), new WeakMap<ReadonlyArray<MediaRange>, Result<Negotiated>>()] as const;
+function negotiatedWrite(accept: ReadonlyArray<MediaRange>, planEnabled: boolean): Result<Negotiated> {
+  const memo = negotiated[planEnabled ? 1 : 0];
+  let media = memo.get(accept);
+  if (media === undefined) {
+    media = negotiateRead(accept, { planEnabled });
+    memo.set(accept, media);
+  }
+  return media;
 }
 
 /** What the statement(s) answered: the CTE's one row, or a plain insert's command tag and GUC select. */

@@ -5,6 +5,7 @@
 //   function  OPTIONS,POST for volatile functions, else OPTIONS,GET,HEAD,POST
 //   root      OPTIONS,GET,HEAD
 // No database round trip.
+import { performance } from 'node:perf_hooks';
 import { findRelation, findCallableRoutines } from '../catalog/lookup.js';
 import type { Relation, SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';

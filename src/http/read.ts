@@ -1,6 +1,7 @@
 // GET/HEAD on a table or view: prepare (plan → negotiate → build, http/read-prep.ts) → execute (one
 // round trip) → respond. A read that may be large is run limited first and streamed when it is
 // large after all (http/stream-memo.ts).
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { err, ok, type Result } from '../errors/types.js';

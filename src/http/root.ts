@@ -6,6 +6,7 @@
 //   relations and routines (and, in the default schema's document, route mounts' targets) the role
 //   may access → model → render.
 // openapi-mode = disabled answers 404 DBRST126, as PostgREST does.
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { SchemaCache } from '../catalog/types.js';
 import { runTransaction } from '../db/transaction.js';

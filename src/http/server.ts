@@ -1,6 +1,8 @@
 // The Node http server: reads each request into an HttpInput, runs the recipe, writes the
 // ResponseSpec, and logs one access line. Unexpected exceptions become a 500 in the error model
 // (logged with the request id); nothing else of them reaches the client.
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import chalk from 'chalk';
@@ -81,7 +83,7 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
   for (const source of sources) {
     for (const name in source) {
       const value = source[name]!;
-      const key = name.toLowerCase();
+      const key = lowerName(name);
       const i = lower.indexOf(key);
       if (i >= 0) {
         delete out[spelled[i]!];
@@ -108,6 +110,22 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
  */
 const utf8OnWire = (v: string): string => (NON_ASCII.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
 const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * A header name lower-cased, kept by spelling: responses set the same few names (`Content-Range`,
+ * `Vary`, …), and a lookup of a literal costs less than lower-casing it again. Bounded, since SQL
+ * may set any name.
+ */
+const lowerNames = new Map<string, string>();
+function lowerName(name: string): string {
+  let lower = lowerNames.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowerNames.size >= 256) lowerNames.clear();
+    lowerNames.set(name, lower);
+  }
+  return lower;
+}
 
 /**
  * PostgREST's default `Vary` on answers: the representation depends on these request headers. A

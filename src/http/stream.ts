@@ -13,6 +13,7 @@
 // answer. An error after the first byte destroys the socket without the final chunk (clients see
 // an incomplete body) and is logged. A client that goes away gets its statement cancelled and the
 // connection back (db/cursor.ts close).
+import { Buffer } from 'node:buffer';
 import type http from 'node:http';
 import type { AuthResult } from '../auth/jwt.js';
 import type { Cursor, FirstBatch, Row } from '../db/cursor.js';

@@ -1,5 +1,6 @@
 // Transaction rules shared by every action: how it ends (db-tx-end × Prefer: tx), the
 // db-pre-request call, and running a request's statements with its context in one round trip.
+import { performance } from 'node:perf_hooks';
 import type { AuthResult } from '../auth/jwt.js';
 import type { AppConfig } from '../config/types.js';
 import { runTransaction, type TxOutcome } from '../db/transaction.js';

@@ -4,13 +4,24 @@
 
 export function memoByText<T>(parse: (text: string) => T, max = 256, maxLength = 256): (text: string) => T {
   const kept = new Map<string, T>();
+  // The value of the text seen last, compared before the table is looked up: a client sends the
+  // same header every time, and comparing it costs less than hashing it for the lookup.
+  let lastText: string | undefined;
+  let lastValue: T | undefined;
   return (text) => {
+    if (text === lastText) return lastValue!;
     const hit = kept.get(text);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      lastText = text;
+      lastValue = hit;
+      return hit;
+    }
     const value = parse(text);
     if (text.length <= maxLength) {
       if (kept.size >= max) kept.clear();
       kept.set(text, value);
+      lastText = text;
+      lastValue = value;
     }
     return value;
   };

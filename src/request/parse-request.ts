@@ -12,7 +12,7 @@ import { memoByText } from './memo.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
 import { parseUrlEncoded } from './urlencoded.js';
-import type { QueryParams } from './types.js';
+import type { MediaRange, QueryParams } from './types.js';
 
 const METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS']);
 
@@ -68,7 +68,11 @@ function parseQuery(search: string, opts: { isRpcArg: (name: string) => boolean;
 const plainQueryOf = memoByText((search: string) => parseQuery(search, { isRpcArg: () => false, rpcRead: false }), 512, 2048);
 const acceptOf = memoByText(parseAccept);
 const contentTypeOf = memoByText(parseContentType);
+/** No Accept header: `*\/*`, one object for every such request (http/mutate.ts keeps its negotiation per object). */
+const NO_ACCEPT: ReadonlyArray<MediaRange> = parseAccept(undefined);
 const preferenceOf = memoByText((value: string) => parsePreferences([value]));
+/** A path's target: split, filtered and percent-decoded once per path text (some 6,000 instructions). */
+const targetOf = memoByText(resolveTarget);
 
 /** The request's Accept, Content-Type and Prefer headers, parsed (a repeated value once: request/memo.ts). */
 export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'contentType' | 'preferences'> {
@@ -76,10 +80,31 @@ export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'con
   const contentType = headerValue(input, 'content-type');
   const prefer = headerValues(input, 'prefer');
   return {
-    accept: accept === undefined ? parseAccept(undefined) : acceptOf(accept),
+    accept: accept === undefined ? NO_ACCEPT : acceptOf(accept),
     contentType: contentType === undefined ? null : contentTypeOf(contentType),
     preferences: prefer.length === 1 ? preferenceOf(prefer[0]!) : parsePreferences(prefer),
   };
+}
+
+/**
+ * The headers with one string per name (repeats joined by `, `). Node's own object when it is that
+ * already — every header but Set-Cookie arrives as one string — rather than a copy per request.
+ */
+function stringHeaders(raw: HttpInput['headers']): Readonly<Record<string, string>> {
+  let plain = true;
+  for (const k in raw) {
+    if (typeof raw[k] !== 'string') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return raw as Readonly<Record<string, string>>;
+  const headers: Record<string, string> = {};
+  for (const k in raw) {
+    const v = raw[k];
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return headers;
 }
 
 export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiRequest> {
@@ -89,7 +114,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
   const pathname = q === -1 ? input.url : input.url.slice(0, q);
   const search = q === -1 ? '' : input.url.slice(q + 1);
 
-  const target = resolveTarget(pathname);
+  const target = targetOf(pathname);
   if (!target.ok) return target;
   const schema = chooseSchema(input, method, ctx.schemas);
   if (!schema.ok) return schema;
@@ -108,13 +133,6 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     ? parseRangeHeader(rangeHeader)
     : null;
 
-  const headers: Record<string, string> = {};
-  const raw = input.headers;
-  for (const k in raw) {
-    const v = raw[k];
-    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
-  }
-
   return ok({
     method,
     target: target.value as Target,
@@ -124,7 +142,7 @@ export function parseRequest(input: HttpInput, ctx: ParseContext): Result<ApiReq
     ...mediaHeaders(input),
     range,
     body: input.body,
-    headers,
+    headers: stringHeaders(input.headers),
     cookies: parseCookies(headerValue(input, 'cookie')),
     path: pathname,
     search,

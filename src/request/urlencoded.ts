@@ -4,7 +4,7 @@
 // that are not UTF-8 (`%FF`, `%C3%28`) make the whole text invalid (null) instead of silently
 // becoming U+FFFD: a filter value, an argument or a stored field would otherwise be other text
 // than the client sent. Pure.
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 
 export function parseUrlEncoded(text: string): Array<readonly [string, string]> | null {
   const pairs: Array<readonly [string, string]> = [];

@@ -9,6 +9,7 @@
 //   )
 //   SELECT total_count, page_count, body, response_headers, response_status, postcondition
 //   FROM (<select=, filters, order, limit over pgrst_source>) _postgrest_t
+import { Buffer } from 'node:buffer';
 import type { CallArgValue, PlannedCall } from '../plan/call-plan.js';
 import type { MutationBody, PlannedColumn } from '../plan/mutate-plan.js';
 import { catalogType, constant, ident, join, qualified, sql, value, type Sql } from './fragment.js';

@@ -98,3 +98,35 @@ t.test('bodies that are not JSON objects or arrays of them are always planned in
   t.ok(bad.ok);
   t.equal(calls.length, 1, 'invalid JSON goes to the planner (which answers DBRST102) without a stand-in');
 });
+
+t.test('the last shape is compared part by part: any part that differs is another shape', async (t) => {
+  const c = cache();
+  const { calls, build } = counting();
+  const planned = (req: ApiRequest, cfg: AppConfig = config) => {
+    const before = calls.length;
+    plannedByShape(req, c, cfg, false, null, build);
+    return calls.length - before;
+  };
+  t.equal(planned(post('/items', { a: 1, b: 2 })), 2, 'first: planned and checked');
+  t.equal(planned(post('/items', { a: 3, b: 4 })), 0, 'same shape again');
+  t.equal(planned(post('/items', { a: 1 })), 2, 'fewer keys');
+  t.equal(planned(post('/items', { a: 1, c: 2 })), 2, 'a key renamed');
+  t.equal(planned(post('/other', { a: 1, c: 2 })), 2, 'another path');
+  t.equal(planned(post('/other', { a: 1, c: 2 }, { accept: 'text/csv' })), 2, 'another Accept');
+  t.equal(planned(post('/other', { a: 1, c: 2 }, { 'content-type': 'application/json; charset=utf-8' })), 2, 'another Content-Type');
+  const patch = parseRequest(
+    { method: 'PATCH', url: '/other', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"a":1,"c":2}') },
+    { schemas: ['public'], routineArgNames: () => null },
+  );
+  if (!patch.ok) throw new Error('patch request');
+  t.equal(planned(patch.value), 2, 'another method');
+  const profiled = parseRequest(
+    { method: 'POST', url: '/other', headers: { 'content-type': 'application/json', 'content-profile': 'api' }, body: Buffer.from('{"a":1,"c":2}') },
+    { schemas: ['public', 'api'], routineArgNames: () => null },
+  );
+  if (!profiled.ok) throw new Error('profiled request');
+  t.equal(planned(profiled.value), 2, 'another schema');
+  t.equal(planned(post('/items', { a: 5, b: 6 })), 0, 'an earlier shape, not the last one: from the table');
+  t.equal(planned(post('/items', { a: 5, b: 6 })), 0, 'and again, now the last one');
+  t.equal(planned(post('/items', { a: 5, b: 6 }), {} as AppConfig), 2, 'another configuration: planned afresh');
+});
