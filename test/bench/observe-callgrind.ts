@@ -88,7 +88,7 @@ function instructions(file: string): number {
 // list. Under valgrind a server runs some 30 times slower, and V8 was still compiling after 10,000
 // requests (a fifth of the count, varying by a third from run to run); what is left, the request
 // path itself, varied by under 1 %.
-const COMPILE_OR_GC = /compiler::|maglev|turboshaft|Compiler|Scaveng|MarkCompact|Heap::|Sweeper|Marking|Evacuat|heap::base|cppgc/;
+const COMPILE_OR_GC = /compiler::|maglev|turboshaft|Compiler|Scaveng|MarkCompact|Heap::|Sweeper|Marking|Evacuat|heap::base|cppgc|IterateObjectCache|Pretenuring/;
 
 /** Instructions in the dump's functions that are neither compiling nor collecting garbage. */
 function requestPathInstructions(file: string): number {
