@@ -74,3 +74,27 @@ t.test('JSON access and lifecycle events carry their fields and no secret', asyn
   for (const s of secrets) t.notOk(all.includes(s), `no "${s.slice(0, 12)}…" in the log`);
   t.notOk(/authorization|cookie/i.test(all), 'no header names either');
 });
+
+// The body's length is measured once for its Content-Length and its event (http/server.ts keeps the
+// last): answers of as many characters but not as many bytes, one after the other, each get their own.
+t.test('each access event counts its own answer\'s bytes, as its Content-Length does', async (t) => {
+  const db = await createTestDatabase([OPS_SQL, `
+    CREATE FUNCTION echo(t text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT t';
+    GRANT EXECUTE ON FUNCTION echo(text) TO ops_anon;`]);
+  t.teardown(() => db.drop());
+  const config = await testConfig(db.uri, { 'db-anon-role': 'ops_anon', 'log-level': 'info', 'log-format': 'json' });
+  const lines: string[] = [];
+  const server = await startServer(config, db.uri, createJsonLogger(config.logLevel, (l) => void lines.push(l)));
+  t.teardown(() => server.close());
+  const sent = ['e', 'é', 'e', '€', '€', 'e'];
+  const answers = [];
+  for (const s of sent) answers.push(await httpRequest(`${server.url}/rpc/echo?t=${encodeURIComponent(s)}`));
+  const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.event === 'request');
+  t.equal(access.length, sent.length);
+  answers.forEach((r, i) => {
+    t.equal(r.status, 200);
+    t.equal(Number(r.headers['content-length']), r.bytes.length, `answer ${i}: Content-Length`);
+    t.equal(access[i]!.bytes, r.bytes.length, `answer ${i} (${r.bytes.length} bytes): its event's bytes`);
+  });
+  t.same(answers.map((r) => r.bytes.length), [3, 4, 3, 5, 5, 3], 'three lengths in bytes, one in characters');
+});
