@@ -2,9 +2,9 @@
 // counts every instruction it executes (all its threads), and the count per request of a fixed
 // set of requests is compared with metrics and JSON access logs off and on. On this shared VM the
 // CPU time of one configuration moved by 40 % from run to run and req/s as much; an instruction
-// count moves by well under 1 % on a quiet machine (by 5 % and more beside other busy processes:
-// how requests share batches follows the processes' relative pace), so a 3 % cost can be seen at
-// all. (What it cannot see: time spent waiting, cache misses, wake-ups as the scheduler prices them.)
+// count moves by about 1 % on a quiet machine, for one order of cases (by 5 % and more beside other
+// busy processes: how requests share batches follows the processes' relative pace; and W1 counted
+// 8 % less after W4 on the same server than first), so a 3 % cost can be seen at all. (What it cannot see: time spent waiting, cache misses, wake-ups as the scheduler prices them.)
 // Each configuration: start `valgrind --tool=callgrind --instr-atstart=no node bin/dbrest.js serve`,
 // send CG_WARMUP requests (JIT, pool, caches; not counted), switch counting on, send CG_REQUESTS,
 // dump, divide. Requests go CG_CONCURRENCY at a time on keep-alive connections.
