@@ -6,6 +6,7 @@
 // One writer serves every batch: a batch is written synchronously and copied out whole.
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
+import { memoByText } from '../request/memo.js';
 
 const require = createRequire(import.meta.url);
 const { prepareValue } = require('pg/lib/utils.js') as { prepareValue: (v: unknown, seen?: unknown) => unknown };
@@ -61,15 +62,10 @@ function text(s: string): void {
  * The bytes of a statement's name, NUL-terminated, kept by name: each Bind of a prepared statement
  * names it (`dbrest_` and 20 hex digits), and copying its bytes costs less than encoding it again.
  */
-const names = new Map<string, Buffer>();
+const nameBytes = memoByText((name) => Buffer.from(`${name}\0`), 10_000);
 function statementName(name: string): void {
   if (name === '') return cstring('');
-  let bytes = names.get(name);
-  if (bytes === undefined) {
-    bytes = Buffer.from(`${name}\0`);
-    if (names.size >= 10_000) names.clear();
-    names.set(name, bytes);
-  }
+  const bytes = nameBytes(name);
   room(bytes.length);
   buf.set(bytes, at);
   at += bytes.length;

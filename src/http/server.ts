@@ -9,6 +9,7 @@ import chalk from 'chalk';
 import { errors } from '../errors/catalog.js';
 import { ClientGone } from '../request/gone.js';
 import type { HttpInput } from '../request/http-input.js';
+import { memoByText } from '../request/memo.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';
@@ -116,16 +117,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * `Vary`, …), and a lookup of a literal costs less than lower-casing it again. Bounded, since SQL
  * may set any name.
  */
-const lowerNames = new Map<string, string>();
-function lowerName(name: string): string {
-  let lower = lowerNames.get(name);
-  if (lower === undefined) {
-    lower = name.toLowerCase();
-    if (lowerNames.size >= 256) lowerNames.clear();
-    lowerNames.set(name, lower);
-  }
-  return lower;
-}
+const lowerName = memoByText((name) => name.toLowerCase());
 
 /**
  * PostgREST's default `Vary` on answers: the representation depends on these request headers. A

@@ -3,6 +3,7 @@
 // straight into a buffer (the line batch's ring). The second skips what the string cost per line:
 // concatenating it, flattening it, then encoding it to UTF-8. Same keys in the same order as pino
 // writes the other lines (level, time, name, then the event's).
+import { memoByText } from '../request/memo.js';
 import type { AccessEvent } from './access.js';
 
 // A busy server answers several requests per millisecond: their lines share one formatted time,
@@ -49,16 +50,8 @@ const str = (v: string | null): string => (v === null ? 'null' : JSON.stringify(
 // Routes and roles come from a small set (the schema cache's names, the database's roles): each is
 // quoted once. Emptied when it grows past its bound (names churning over many reloads).
 const MEMO_MAX = 4096;
-const quotedNames = new Map<string, string>();
-function quoted(v: string | null): string {
-  if (v === null) return 'null';
-  let q = quotedNames.get(v);
-  if (q === undefined) {
-    if (quotedNames.size >= MEMO_MAX) quotedNames.clear();
-    quotedNames.set(v, (q = JSON.stringify(v)));
-  }
-  return q;
-}
+const quotedName = memoByText((v) => JSON.stringify(v), MEMO_MAX, 1024);
+const quoted = (v: string | null): string => (v === null ? 'null' : quotedName(v));
 
 const INFO_HEAD = '{"level":"info","time":"';
 const ERROR_HEAD = '{"level":"error","time":"';
