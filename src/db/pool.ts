@@ -3,6 +3,7 @@
 // (db/leases.ts).
 import pg from 'pg';
 import type { AppConfig } from '../config/types.js';
+import { pgStream } from './socket.js';
 
 export type Pool = pg.Pool;
 
@@ -20,6 +21,8 @@ export function createPool(
     maxLifetimeSeconds: cfg.dbPoolMaxLifetime,
     application_name: 'dbrest',
     pipeline: true,
+    // Reads without Node's zero-filled buffer per read (db/socket.ts).
+    stream: pgStream,
   } as pg.PoolConfig;
   const pool = new pg.Pool(options);
   // An idle client whose connection dies emits 'error' on the pool; without a listener Node would
