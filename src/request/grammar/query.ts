@@ -9,6 +9,7 @@ import { parseOrder } from './order.js';
 import { parseLimit, parseOffset } from './range.js';
 import { readFieldName, runParser, type Scanner } from './scanner.js';
 import { parseSelect } from './select.js';
+import { memoByText } from '../memo.js';
 
 export interface QueryParamsOptions {
   /** True for names the planner will bind to arguments of the called function. */
@@ -21,6 +22,15 @@ export interface QueryParamsOptions {
    */
   readonly rpcRead?: boolean;
 }
+
+/**
+ * A `select=` is parsed once per text: clients send the same one with every request while its
+ * filter values change (W3's `?select=…,tracks(…)&artist_id=eq.<random>`), so the whole query string
+ * is seldom seen twice. Its items are read, never changed (the planner builds its own).
+ */
+const selectOf = memoByText(parseSelect, 256, 4096);
+/** `order=` too: the same few per client (`id`, `id.desc`). */
+const orderOf = memoByText(parseOrder, 256, 1024);
 
 /** Reserved only as whole names. */
 const RESERVED = new Set(['select', 'columns', 'on_conflict']);
@@ -61,7 +71,7 @@ export function parseQueryParams(
       if (seen.has(key)) continue;
       seen.add(key);
       if (key === 'select') {
-        const r = parseSelect(value);
+        const r = selectOf(value);
         if (!r.ok) return r;
         select = r.value;
       } else {
@@ -83,7 +93,7 @@ export function parseQueryParams(
       const path = parseEmbedPath(key);
       if (!path.ok) return path;
       if (last === 'order') {
-        const r = parseOrder(value);
+        const r = orderOf(value);
         if (!r.ok) return r;
         order.push({ path: path.value, terms: r.value });
       } else if (last === 'limit') {

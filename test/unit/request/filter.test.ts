@@ -1,6 +1,7 @@
 import t from 'tap';
 
-import { parseBraceList, parseFilter, parseTreePath } from '../../../src/request/grammar/filter.js';
+import { parseBraceList, parseFilter, parseTreePath, quickOperation, readOpExpr, readRestValue } from '../../../src/request/grammar/filter.js';
+import { runParser } from '../../../src/request/grammar/scanner.js';
 import type { Operation } from '../../../src/request/types.js';
 
 const op = (value: string): Operation | string => {
@@ -146,4 +147,41 @@ t.test('brace lists follow Postgres array-literal quoting', async (t) => {
   t.equal(parseBraceList('{"a"b}'), null);
   t.equal(parseBraceList('{{a}}'), null);
   t.equal(parseBraceList('{'), null);
+});
+
+t.test('the quick path for eq/neq/gt/gte/lt/lte gives what the scanner gives, and declines everything else', async (t) => {
+  // The operator grammar's own reading of a whole value (parseFilter's, without the quick path).
+  const scanned = (value: string) =>
+    runParser(value, 'x', (s) => {
+      const e = readOpExpr(s, readRestValue);
+      s.skipWs();
+      s.expectEnd();
+      return e;
+    });
+  const pieces = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'not', 'in', 'is', 'like', 'fts', 'cs', 'eqq', 'e', 'q', 'Eq', 'GT', '.', '..', '(any)', '(all)', '(', ')', ' ', '5', 'a.b', 'é', '{1,2}', 'null', ''];
+  let quick = 0;
+  let seed = 7;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16;
+  const values = new Set<string>(['eq.5', 'neq.', 'gte.a.b', 'lt. x ', 'not.eq.5', 'eq(any).{1}', 'eq', 'eq.', 'in.(1)', 'is.null', 'eqq.1', '.eq.1', 'gt.é']);
+  for (let i = 0; i < 20000; i++) {
+    // Half of them start as a quick value would, so both sides of the rule are well visited.
+    let v = next() % 2 === 0 ? `${pieces[next() % 6]}.` : '';
+    const n = 1 + (next() % 4);
+    for (let k = 0; k < n; k++) v += pieces[next() % pieces.length];
+    values.add(v);
+  }
+  for (const value of values) {
+    const q = quickOperation(value);
+    if (q === null) continue;
+    quick++;
+    const full = scanned(value);
+    if (!full.ok || full.value.negated || JSON.stringify(full.value.operation) !== JSON.stringify(q)) {
+      t.fail(`quick path differs for ${JSON.stringify(value)}: ${JSON.stringify(q)} vs ${JSON.stringify(full)}`);
+      return;
+    }
+  }
+  t.ok(quick > 2000, `${quick} of ${values.size} values took the quick path, each as the scanner reads it (same keys in the same order)`);
+  for (const value of ['not.eq.5', 'eq(any).{1}', 'in.(1)', 'is.null', 'eqq.1', 'eq', 'Eq.1', 'like.a*']) t.equal(quickOperation(value), null, `${value}: the scanner's`);
+  t.same(op('eq.5'), simple('eq', '5'));
+  t.same(parseFilter('a.b->c', 'gte.1').ok && parseFilter('a.b->c', 'gte.1'), parseFilter('a.b->c', 'gte.1'), 'a key seen before gives the same path again');
 });

@@ -96,3 +96,21 @@ t.test('columns lists', async (t) => {
   t.strictSame(parseColumns('columns', ' a , b '), { ok: true, value: ['a', 'b'] });
   t.strictSame(parseColumns('on_conflict', '"x,y",z'), { ok: true, value: ['x,y', 'z'] });
 });
+
+t.test('a select= text seen before gives the same items, with other filters beside it; a bad one fails each time', async (t) => {
+  const select = 'id,title,tracks(id,name)';
+  const a = parseQueryParams([['select', select], ['artist_id', 'eq.1']]);
+  const b = parseQueryParams([['artist_id', 'eq.2'], ['select', select]]);
+  t.ok(a.ok && b.ok);
+  if (!a.ok || !b.ok) return;
+  t.same(b.value.select, a.value.select);
+  t.equal(b.value.select, a.value.select, 'parsed once: the same items');
+  t.same(a.value.logic.map((l) => l.tree), [eq('artist_id', '1')], 'each keeps its own filter');
+  t.same(b.value.logic.map((l) => l.tree), [eq('artist_id', '2')]);
+  const other = parseQueryParams([['select', 'id,tracks(name)']]);
+  t.ok(other.ok && other.value.select !== a.value.select && other.value.select!.length === 2);
+  for (let i = 0; i < 2; i++) {
+    const bad = parseQueryParams([['select', 'id,tracks(']]);
+    t.equal(bad.ok, false, `a bad select fails (time ${i + 1})`);
+  }
+});
