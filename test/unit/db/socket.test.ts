@@ -3,7 +3,10 @@
 // reads (pg's parser holds on to a message cut by a read's end), and the end of the stream and a
 // TLS connection must behave as with Node's own socket.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { pgStream, readIntoOwnBuffer } from '../../../src/db/socket.js';
 
@@ -47,6 +50,24 @@ t.test('every byte arrives in order, and a chunk keeps its bytes after later rea
   t.ok(Buffer.concat(chunks).equals(payload), 'the chunks, as they are at the end, are the bytes sent');
   t.ok(chunks.every((c, i) => c.equals(copies[i]!)), 'no chunk was overwritten by a later read');
   t.ok(chunks.every((c) => c.length > 0), 'no empty chunk');
+  socket.destroy();
+});
+
+t.test('a Unix-domain socket (a db-uri with a socket directory as host) reads the same way', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dbrest-socket-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const at = path.join(dir, '.s.PGSQL.5432');
+  const payload = randomBytes(300_000);
+  const server = net.createServer((s) => s.end(payload));
+  await new Promise<void>((resolve) => server.listen(at, resolve));
+  t.teardown(() => server.close());
+  const socket = readIntoOwnBuffer();
+  const chunks: Buffer[] = [];
+  socket.on('data', (c: Buffer) => chunks.push(c));
+  const ended = new Promise<void>((resolve) => socket.once('end', resolve));
+  socket.connect(at);
+  await ended;
+  t.ok(Buffer.concat(chunks).equals(payload), `${chunks.length} reads, every byte in order`);
   socket.destroy();
 });
 
