@@ -56,7 +56,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
       chunks.push(c);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks, size)));
+    // One chunk (a small body: all of it came with one read) is the body as it is, not a copy.
+    req.on('end', () => resolve(size === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
 }
