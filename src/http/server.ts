@@ -252,7 +252,8 @@ export function createHttpServer(app: AppState, observe: RequestObserver | null 
     const onClose = () => {
       if (!res.writableFinished) gone.abort();
     };
-    res.once('close', onClose);
+    // `on`, not `once`: a response closes once, and `off` below finds the listener itself (once wraps it).
+    res.on('close', onClose);
     try {
       // The limit is the mount's when one claims the path (its group's, by media type), decided
       // from the head: a body is never read past it.
