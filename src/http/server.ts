@@ -97,10 +97,12 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
       lower.push(key);
       const c = name.charCodeAt(0);
       if (c >= 0x30 && c <= 0x39) digitFirst = true;
+      // One push per element: V8 inlines push of one value, not of two.
+      out.push(name);
       if (Array.isArray(value) ? value.some(hasNonAscii) : hasNonAscii(value as string)) {
         nonAscii = true;
-        out.push(name, Array.isArray(value) ? value.map(utf8OnWire) : utf8OnWire(value as string));
-      } else out.push(name, Array.isArray(value) ? [...value] : (value as string));
+        out.push(Array.isArray(value) ? value.map(utf8OnWire) : utf8OnWire(value as string));
+      } else out.push(Array.isArray(value) ? [...value] : (value as string));
     }
   }
   return { headers: digitFirst ? integerNamesFirst(out) : out, nonAscii };
@@ -191,8 +193,12 @@ function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: str
   } else if (spec.body !== null) {
     // The body's real length, whatever SQL may have claimed.
     removeHeader(headers, 'content-length');
-    headers.push('Content-Length', bodyBytes(spec.body));
-  } else if (method !== 'HEAD' && headerAt(headers, 'content-length') === -1) headers.push('Content-Length', 0);
+    headers.push('Content-Length');
+    headers.push(bodyBytes(spec.body));
+  } else if (method !== 'HEAD' && headerAt(headers, 'content-length') === -1) {
+    headers.push('Content-Length');
+    headers.push(0);
+  }
   // HEAD: no body and no made-up `Content-Length: 0` (PostgREST sends none).
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
