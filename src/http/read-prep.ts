@@ -67,19 +67,63 @@ const MAX_KEY = 4096;
 
 export function prepareRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: AppConfig): Result<PreparedRead> {
   const h = req.headers;
-  const rest = `${h['accept'] ?? ''}\n${h['prefer'] ?? ''}\n${h['range'] ?? ''}\n${h['range-unit'] ?? ''}`;
-  const valueless = valuelessSearch(req.search);
+  const accept = h['accept'] ?? '';
+  const prefer = h['prefer'] ?? '';
+  const range = h['range'] ?? '';
+  const rangeUnit = h['range-unit'] ?? '';
+  const valueless = valuelessOf(req.search);
   if (valueless !== null) {
-    const templated = templatedRead(req, relation, cache, cfg, `${req.method}\n${req.schema}\n${relation}\n${valueless}\n${rest}`);
+    const templated = templatedRead(req, relation, cache, cfg, templateKey(req.method, req.schema, relation, valueless, accept, prefer, range, rangeUnit));
     if (templated !== null) return templated;
   }
-  const key = `${req.method}\n${req.schema}\n${relation}\n${req.search}\n${rest}`;
+  const key = `${req.method}\n${req.schema}\n${relation}\n${req.search}\n${accept}\n${prefer}\n${range}\n${rangeUnit}`;
   const shapes = shapesFor(cache, cfg);
   const hit = shapes.get(key);
   if (hit !== undefined) return ok(hit);
   const made = makeRead(req, relation, cache, cfg);
   if (made.ok && key.length <= MAX_KEY) shapes.set(key, made.value);
   return made;
+}
+
+/** valuelessSearch of the query string seen last, kept: a client repeats its URL (a hot page, polling). */
+let lastSearch = '';
+let lastValueless: string | null = null;
+function valuelessOf(search: string): string | null {
+  if (search !== lastSearch) {
+    lastValueless = valuelessSearch(search);
+    lastSearch = search;
+  }
+  return lastValueless;
+}
+
+/**
+ * The template key of a read, the same string as the last read's when its parts are the same: a
+ * key built anew is a concatenation that the table lookup flattens and hashes, while the last one
+ * is flat and hashed already; comparing eight short strings costs less.
+ */
+let lastParts: string[] = [];
+let lastKey = '';
+function templateKey(...parts: string[]): string {
+  const last = lastParts;
+  if (last.length === parts.length) {
+    let i = 0;
+    while (i < parts.length && parts[i] === last[i]) i++;
+    if (i === parts.length) return lastKey;
+  }
+  lastParts = parts;
+  lastKey = parts.join('\n');
+  return lastKey;
+}
+
+/** Content-Location of the read seen last, kept by relation and query string (they alone make it). */
+let lastLocationOf: readonly [string, string] = ['', ''];
+let lastLocation = '';
+function locationOf(relation: string, search: string): string {
+  if (relation !== lastLocationOf[0] || search !== lastLocationOf[1]) {
+    lastLocation = canonicalLocation(relation, parseUrlEncoded(search) ?? []);
+    lastLocationOf = [relation, search];
+  }
+  return lastLocation;
 }
 
 /** A shape kept without its filter values: the first read's preparation and its statements' templates. */
@@ -105,7 +149,7 @@ function templatedRead(req: ApiRequest, relation: string, cache: SchemaCache, cf
   const values = filterValues(req.query);
   if (hit !== undefined) {
     if (values.length !== hit.slots) return null;
-    const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
+    const location = locationOf(relation, req.search);
     return ok({
       ...hit.first,
       statements: hit.statements.map((t) => fill(t, values)),

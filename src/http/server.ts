@@ -56,7 +56,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
       chunks.push(c);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(size === 0 ? null : Buffer.concat(chunks, size)));
+    // One chunk (a small body: all of it came with one read) is the body as it is, not a copy.
+    req.on('end', () => resolve(size === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     req.on('error', reject);
   });
 }
@@ -68,39 +69,74 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | nu
  */
 type HeaderValue = string | ReadonlyArray<string>;
 
-type OutHeaders = Record<string, string | number | string[]>;
+/**
+ * The response's headers as Node's writeHead takes them flat — name, value, name, value — which it
+ * reads in order without the own-property checks of an object (and where a name `__proto__`, which
+ * SQL may set, is a name like any other).
+ */
+type OutHeaders = Array<string | number | string[]>;
 
-function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): { headers: OutHeaders; contentLength: string | undefined; nonAscii: boolean } {
-  // Built in place (this runs for every response): a later spelling deletes the earlier one and
+function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue>>>): { headers: OutHeaders; nonAscii: boolean } {
+  // Built in place (this runs for every response): a later spelling removes the earlier one and
   // is added anew, so the order is that in which the winning values were set.
-  // No prototype: a header named `__proto__` (SQL may set any name) stays a header.
-  const out = Object.create(null) as OutHeaders;
-  // Lower-cased names and their spellings in `out`, side by side: a handful per response, so a
-  // scan is cheaper than a Map.
+  const out: OutHeaders = [];
+  // The lower-cased name of each pair in `out`, by the pair's index (a handful per response, so a
+  // scan is cheaper than a Map).
   const lower: string[] = [];
-  const spelled: string[] = [];
-  let contentLength: string | undefined;
   let nonAscii = false;
+  let digitFirst = false;
   for (const source of sources) {
     for (const name in source) {
       const value = source[name]!;
       const key = lowerName(name);
       const i = lower.indexOf(key);
       if (i >= 0) {
-        delete out[spelled[i]!];
-        spelled[i] = name;
-      } else {
-        lower.push(key);
-        spelled.push(name);
+        lower.splice(i, 1);
+        out.splice(2 * i, 2);
       }
-      if (key === 'content-length') contentLength = name;
-      if (Array.isArray(value) ? value.some((v) => NON_ASCII.test(v)) : NON_ASCII.test(value as string)) {
+      lower.push(key);
+      const c = name.charCodeAt(0);
+      if (c >= 0x30 && c <= 0x39) digitFirst = true;
+      // One push per element: V8 inlines push of one value, not of two.
+      out.push(name);
+      if (Array.isArray(value) ? value.some(hasNonAscii) : hasNonAscii(value as string)) {
         nonAscii = true;
-        out[name] = Array.isArray(value) ? value.map(utf8OnWire) : utf8OnWire(value as string);
-      } else out[name] = Array.isArray(value) ? [...value] : (value as string);
+        out.push(Array.isArray(value) ? value.map(utf8OnWire) : utf8OnWire(value as string));
+      } else out.push(Array.isArray(value) ? [...value] : (value as string));
     }
   }
-  return { headers: out, contentLength, nonAscii };
+  return { headers: digitFirst ? integerNamesFirst(out) : out, nonAscii };
+}
+
+/**
+ * The order the headers had when they were kept in an object (as they were before): names that
+ * are array indices (`0`, `42`; SQL may set any name) first, in ascending order, then the others
+ * as set.
+ */
+function integerNamesFirst(out: OutHeaders): OutHeaders {
+  const pairs: Array<[string, string | number | string[]]> = [];
+  for (let i = 0; i < out.length; i += 2) pairs.push([out[i] as string, out[i + 1]!]);
+  const index = (name: string) => (/^(?:0|[1-9]\d*)$/.test(name) && Number(name) < 2 ** 32 - 1 ? Number(name) : -1);
+  const integers = pairs.filter(([n]) => index(n) >= 0).sort((a, b) => index(a[0]) - index(b[0]));
+  return [...integers, ...pairs.filter(([n]) => index(n) < 0)].flat(1);
+}
+
+/** The index in `headers` of the value of `name` (lower-case), or -1. */
+function headerAt(headers: OutHeaders, name: string): number {
+  for (let i = 0; i < headers.length; i += 2) if (lowerName(headers[i] as string) === name) return i + 1;
+  return -1;
+}
+
+/** `name` removed from `headers` (lower-case; at most once: mergeHeaders keeps one spelling). */
+function removeHeader(headers: OutHeaders, name: string): void {
+  const i = headerAt(headers, name);
+  if (i >= 0) headers.splice(i - 1, 2);
+}
+
+/** A character past ASCII in `v` (a loop: a RegExp test costs more on the few short values of a response). */
+function hasNonAscii(v: string): boolean {
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) > 0x7f) return true;
+  return false;
 }
 
 /**
@@ -109,8 +145,7 @@ function mergeHeaders(sources: ReadonlyArray<Readonly<Record<string, HeaderValue
  * Node writes header strings as Latin-1 and refuses characters past U+00FF. (Node sends the head
  * and a string body as one UTF-8 string, so such a body is then handed over as bytes.)
  */
-const utf8OnWire = (v: string): string => (NON_ASCII.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
-const NON_ASCII = /[^\x00-\x7f]/;
+const utf8OnWire = (v: string): string => (hasNonAscii(v) ? Buffer.from(v, 'utf8').toString('latin1') : v);
 
 /**
  * A header name lower-cased, kept by spelling: responses set the same few names (`Content-Range`,
@@ -144,22 +179,26 @@ function bodyBytes(body: string | Buffer): number {
 
 function writeResponse(res: http.ServerResponse, spec: ResponseSpec, method: string, extra: Record<string, string>): Promise<void> | void {
   const vary = spec.status < 400 && method !== 'OPTIONS' ? DEFAULT_VARY : {};
-  const { headers, contentLength, nonAscii } = mergeHeaders([vary, spec.headers, extra]);
+  const { headers, nonAscii } = mergeHeaders([vary, spec.headers, extra]);
   if (spec.stream) {
     // Streamed (http/stream.ts): chunked, whatever length SQL may have claimed.
-    if (contentLength !== undefined) delete headers[contentLength];
+    removeHeader(headers, 'content-length');
     if (spec.statusText) res.statusMessage = spec.statusText;
     res.writeHead(spec.status, headers);
     return spec.stream.pipe(res);
   }
   if (spec.status === 204) {
     // RFC 9110 §8.6: a 204 carries no Content-Length (PostgREST sends none).
-    if (contentLength !== undefined) delete headers[contentLength];
+    removeHeader(headers, 'content-length');
   } else if (spec.body !== null) {
     // The body's real length, whatever SQL may have claimed.
-    if (contentLength !== undefined) delete headers[contentLength];
-    headers['Content-Length'] = bodyBytes(spec.body);
-  } else if (contentLength === undefined && method !== 'HEAD') headers['Content-Length'] = 0;
+    removeHeader(headers, 'content-length');
+    headers.push('Content-Length');
+    headers.push(bodyBytes(spec.body));
+  } else if (method !== 'HEAD' && headerAt(headers, 'content-length') === -1) {
+    headers.push('Content-Length');
+    headers.push(0);
+  }
   // HEAD: no body and no made-up `Content-Length: 0` (PostgREST sends none).
   if (spec.statusText) res.statusMessage = spec.statusText;
   res.writeHead(spec.status, headers);
@@ -219,7 +258,8 @@ export function createHttpServer(app: AppState, observe: RequestObserver | null 
     const onClose = () => {
       if (!res.writableFinished) gone.abort();
     };
-    res.once('close', onClose);
+    // `on`, not `once`: a response closes once, and `off` below finds the listener itself (once wraps it).
+    res.on('close', onClose);
     try {
       // The limit is the mount's when one claims the path (its group's, by media type), decided
       // from the head: a body is never read past it.
