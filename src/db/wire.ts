@@ -6,7 +6,7 @@
 // One writer serves every batch: a batch is written synchronously and copied out whole.
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
-import { memoByText } from '../request/memo.js';
+import { memoByText } from '../memo.js';
 
 const require = createRequire(import.meta.url);
 const { prepareValue } = require('pg/lib/utils.js') as { prepareValue: (v: unknown, seen?: unknown) => unknown };

@@ -9,7 +9,7 @@ import chalk from 'chalk';
 import { errors } from '../errors/catalog.js';
 import { ClientGone } from '../request/gone.js';
 import type { HttpInput } from '../request/http-input.js';
-import { memoByText } from '../request/memo.js';
+import { memoByText } from '../memo.js';
 import type { ResponseSpec } from '../response/types.js';
 import type { AppState } from './app.js';
 import { corsHeaders, corsPreflight, originAllowed, withoutCorsHeaders } from './cors.js';

@@ -3,7 +3,7 @@
 // straight into a buffer (the line batch's ring). The second skips what the string cost per line:
 // concatenating it, flattening it, then encoding it to UTF-8. Same keys in the same order as pino
 // writes the other lines (level, time, name, then the event's).
-import { memoByText } from '../request/memo.js';
+import { memoByText } from '../memo.js';
 import type { AccessEvent } from './access.js';
 
 // A busy server answers several requests per millisecond: their lines share one formatted time,

@@ -8,7 +8,7 @@ import { parseQueryParams } from './grammar/query.js';
 import { parseRangeHeader } from './grammar/range.js';
 import { headerValue, headerValues, type HttpInput } from './http-input.js';
 import { parseAccept, parseContentType } from './media-type.js';
-import { memoByText } from './memo.js';
+import { memoByText } from '../memo.js';
 import { parsePreferences } from './preferences.js';
 import { resolveTarget } from './route.js';
 import { parseUrlEncoded } from './urlencoded.js';

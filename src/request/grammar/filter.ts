@@ -2,7 +2,7 @@
 // The operator grammar here is shared with logic trees, which only differ in how a value ends.
 // Pure; values stay text (the planner binds them; it also turns `*` into `%` for like/ilike).
 import type { Result } from '../../errors/types.js';
-import { memoByText } from '../memo.js';
+import { memoByText } from '../../memo.js';
 import type { EmbedPath, FieldRef, Filter, FtsOperator, Operation, SimpleOperator } from '../types.js';
 import {
   ParseFailure,

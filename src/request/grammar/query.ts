@@ -9,7 +9,7 @@ import { parseOrder } from './order.js';
 import { parseLimit, parseOffset } from './range.js';
 import { readFieldName, runParser, type Scanner } from './scanner.js';
 import { parseSelect } from './select.js';
-import { memoByText } from '../memo.js';
+import { memoByText } from '../../memo.js';
 
 export interface QueryParamsOptions {
   /** True for names the planner will bind to arguments of the called function. */

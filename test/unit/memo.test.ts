@@ -1,7 +1,7 @@
 // request/memo.ts: a header value parsed once is answered from the table; the table is bounded and
 // long values are not kept.
 import t from 'tap';
-import { memoByText } from '../../../src/request/memo.js';
+import { memoByText } from '../../src/memo.js';
 
 t.test('a repeated text is parsed once; the table is bounded', async (t) => {
   const parsed: string[] = [];

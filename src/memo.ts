@@ -1,8 +1,9 @@
-// Header values repeat: most clients send the same Accept, Content-Type and Prefer with every
-// request. A pure parse of such a value is kept by its text (a bounded table, dropped whole when
-// full), so a repeated header is parsed once. Only for parses whose results nobody changes. Other
-// repeated names use it too: response header names, statement names' bytes, the access log's
-// quoted routes and roles.
+// Texts repeat from request to request: most clients send the same Accept, Content-Type and Prefer
+// headers, the same select= and order=, the same filter keys. A pure parse of such a text is kept by
+// the text (a bounded table, dropped whole when full), so a repeated one is parsed once. Only for
+// parses whose results nobody changes. A leaf module, as several layers use it: request parsing,
+// response header names (http), statement names' bytes (db), the access log's quoted routes and
+// roles (observe).
 
 export function memoByText<T>(parse: (text: string) => T, max = 256, maxLength = 256): (text: string) => T {
   const kept = new Map<string, T>();
