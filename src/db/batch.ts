@@ -15,7 +15,6 @@ interface TypeParsers {
   getTypeParser(oid: number, format: string): (text: string) => unknown;
 }
 
-
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
