@@ -29,6 +29,12 @@ export interface AuthResult {
 export interface Authenticator {
   /** `now` is epoch milliseconds (default `Date.now()`). */
   authenticate(authorizationHeader: string | undefined, now?: number): Promise<Result<AuthResult>>;
+  /**
+   * The answer when it needs no signature checked (no token: anonymous; a token the cache holds; a
+   * missing secret or an empty token), else undefined: then `authenticate`. Lets a caller skip the
+   * promise and the microtask turn an anonymous request would cost (http/handle.ts).
+   */
+  settled?(authorizationHeader: string | undefined, now?: number): Result<AuthResult> | undefined;
 }
 
 /** Clock skew tolerated on `exp`, `nbf` and `iat` (PostgREST's). */
@@ -98,23 +104,28 @@ class JwtAuthenticator implements Authenticator {
         : ok(Object.freeze({ role: s.anonRole, claims: Object.freeze({ role: s.anonRole }), authenticated: false }));
   }
 
-  async authenticate(authorizationHeader: string | undefined, now: number = Date.now()): Promise<Result<AuthResult>> {
+  settled(authorizationHeader: string | undefined, now?: number): Result<AuthResult> | undefined {
+    // No token: no clock read either.
+    if (authorizationHeader === undefined) return this.anonymous;
     const token = bearerToken(authorizationHeader);
     if (token === undefined) return this.anonymous;
     if (this.s.keys === null) return err(errors.DBRST300('Server lacks JWT secret'));
     if (token === '') return err(invalidToken('DBRST301', 'Empty JWT is sent in Authorization header'));
-
     const cache = this.s.cache;
-    if (cache !== null) {
-      const cached = cache.get(token, now);
-      if (cached !== undefined) {
-        opsCounters.jwtCacheHits++;
-        return ok(cached);
-      }
-      opsCounters.jwtCacheMisses++;
-    }
+    if (cache === null) return undefined;
+    const cached = cache.get(token, now ?? Date.now());
+    if (cached === undefined) return undefined;
+    opsCounters.jwtCacheHits++;
+    return ok(cached);
+  }
 
-    const claims = await verifySignature(token, this.s.keys);
+  async authenticate(authorizationHeader: string | undefined, now: number = Date.now()): Promise<Result<AuthResult>> {
+    const known = this.settled(authorizationHeader, now);
+    if (known !== undefined) return known;
+    const token = bearerToken(authorizationHeader)!;
+    if (this.s.cache !== null) opsCounters.jwtCacheMisses++;
+
+    const claims = await verifySignature(token, this.s.keys!); // settled answered a missing secret
     if (!claims.ok) return claims;
     const invalid = validateClaims(claims.value, Math.floor(now / 1000), this.s.audience);
     if (invalid !== null) return err(invalid);
