@@ -72,7 +72,7 @@ export async function runMutate(req: ApiRequest, relation: string, who: AuthResu
 
 /**
  * negotiateRead of a parsed Accept, kept per Accept object: parse-request.ts parses one header text
- * once (request/memo.ts), so a client's repeated Accept is negotiated once, not on every write (some
+ * once (src/memo.ts), so a client's repeated Accept is negotiated once, not on every write (some
  * 3,400 instructions). Keyed weakly, so an Accept no longer memoized is dropped with it.
  */
 const negotiated = [new WeakMap<ReadonlyArray<MediaRange>, Result<Negotiated>>(), new WeakMap<ReadonlyArray<MediaRange>, Result<Negotiated>>()] as const;

@@ -74,7 +74,7 @@ const preferenceOf = memoByText((value: string) => parsePreferences([value]));
 /** A path's target: split, filtered and percent-decoded once per path text (some 6,000 instructions). */
 const targetOf = memoByText(resolveTarget);
 
-/** The request's Accept, Content-Type and Prefer headers, parsed (a repeated value once: request/memo.ts). */
+/** The request's Accept, Content-Type and Prefer headers, parsed (a repeated value once: src/memo.ts). */
 export function mediaHeaders(input: HttpInput): Pick<ApiRequest, 'accept' | 'contentType' | 'preferences'> {
   const accept = headerValue(input, 'accept');
   const contentType = headerValue(input, 'content-type');
