@@ -3,18 +3,7 @@
 // 404; errors carry a JSON body with a string `message`; nothing is ever a 5xx.
 import t from 'tap';
 import { startContentServer } from './content-server.js';
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../helpers/prng.js';
 
 const NAMES = [
   'limit', 'offset', 'fields', 'order', 'search', 'search_operator', 'format', '_', 'type', 'child_of', 'ancestor_of',

@@ -5,17 +5,9 @@ import t from 'tap';
 import { Pool } from 'undici';
 import { fixture } from '../../helpers/db.js';
 import { startTestServer } from '../../helpers/server.js';
+import { prng } from '../../helpers/prng.js';
 
 const COUNT = Number(process.env.DBREST_FUZZ_COUNT ?? 10_000);
-
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const tables = ['projects', 'clients', 'tasks', 'users', 'items', 'messages', 'family_tree', 'projects_view', 'nope'];
 const columns = ['id', 'name', 'client_id', 'project_id', 'data', 'tags', 'numbers', 'search', 'price_range', 'rating', 'active', 'body', 'parent', 'x', '"quoted col"'];

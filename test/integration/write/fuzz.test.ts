@@ -14,19 +14,11 @@ import t from 'tap';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { startWriteServer, tableRows } from './write-server.js';
+import { prng } from '../../helpers/prng.js';
 
 const COUNT = Number(process.env.DBREST_FUZZ_COUNT ?? 10_000);
 /** Another seed explores other requests; a failure names the seed it was found with. */
 const SEED = Number(process.env.DBREST_FUZZ_SEED ?? 20261122);
-
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface FuzzRequest {
   readonly method: string;

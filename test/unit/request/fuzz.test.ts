@@ -12,18 +12,7 @@ import { parseRangeHeader } from '../../../src/request/grammar/range.js';
 import { parseSelect } from '../../../src/request/grammar/select.js';
 import { parseAccept, parseContentType } from '../../../src/request/media-type.js';
 import { parsePreferences } from '../../../src/request/preferences.js';
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../helpers/prng.js';
 
 const rand = prng(0xdb2e57);
 const pick = <T>(xs: ReadonlyArray<T>): T => xs[Math.floor(rand() * xs.length)] as T;

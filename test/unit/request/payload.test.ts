@@ -5,18 +5,8 @@
 import { Buffer, isUtf8 } from 'node:buffer';
 import t from 'tap';
 import { parsePayload } from '../../../src/request/payload.js';
+import { prng } from '../../helpers/prng.js';
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(0x5ca7);
 const int = (n: number) => Math.floor(rand() * n);
 
