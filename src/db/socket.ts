@@ -1,7 +1,8 @@
-// The socket of a pooled PostgreSQL connection. Node reads a socket into a fresh 64 KiB buffer and
-// then, for every read that did not fill it (nearly all), allocates a zero-filled buffer of the
-// read's size and copies the bytes into it: for W2's answer of some 7,300 bytes, calloc's memset
-// alone was 7,320 of the ~245,000 instructions of a request (callgrind, main thread). Here the socket
+// The socket of a pooled PostgreSQL connection. Node 20 hands each read to JavaScript in a buffer of
+// the read's size that it allocates zero-filled and copies the bytes into (in W2's callgrind dump:
+// calloc ← ArrayBufferAllocator ← NewBackingStore ← uv__read, once a request for the answer): for
+// W2's answer of some 7,300 bytes, calloc's memset alone was 7,320 of the ~245,000 main-thread
+// instructions of a request. Here the socket
 // reads into one buffer of its own (net.Socket's `onread`), and each read is copied out into a buffer
 // that is not zero-filled first (Buffer.allocUnsafe: a slice of Node's pool under 4 KiB), then
 // handed to pg as the 'data' event it listens for. pg's parser keeps a chunk past the read (a
