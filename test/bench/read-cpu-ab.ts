@@ -7,12 +7,15 @@
 //   (env: AB_ROUNDS=4 AB_SECONDS=5 AB_WARMUP=2 AB_CASES=W1,W2 AB_SCALE=1 AB_CONNECTIONS=32 AB_POOL=10
 //         AB_FSYNC=on: a durable PostgreSQL, as users run it; off by default; AB_THREADS=1: the
 //         server's CPU per request by thread too)
+// Each run also prints WAL flushes (fsyncs of the WAL, pg_stat_io) and commits per request: with
+// AB_FSYNC=on, how many commits each flush carries (group commit) decides much of W4's cost.
 // W1…W4 are cpu-runs.ts's workloadScripts: one track by a random id of 200,000 (at scale 1); 50
 // tracks by one fixed filter, order and limit; an artist's albums with their tracks, no limit;
 // W4 one customer inserted with return=minimal. A build whose file is floor-server.js is the bench's
 // floor (`floor=dist/test/bench/floor-server.js`), started with its port and the database URI.
 // PostgreSQL's CPU per request (every backend's, over the same run) is printed beside it.
 import { spawn } from 'node:child_process';
+import pg from 'pg';
 import path from 'node:path';
 import { freePort } from '../../src/embedded/postgres.js';
 import { benchDatabase, childTicks, serverArgs, cpuTicks, median, perRequestUs, serveEnv, threadTicks, waitUp, workloadScripts, wrk, type Workload } from './cpu-runs.js';
@@ -36,6 +39,18 @@ const db = await benchDatabase('ab', Number(process.env.AB_SCALE ?? 1), process.
 console.log(`PostgreSQL fsync ${process.env.AB_FSYNC === 'on' ? 'on' : 'off'}`);
 try {
   const files = workloadScripts(db.size, db.dir);
+  const stats = new pg.Client({ connectionString: db.uri });
+  await stats.connect();
+  // Backends and the WAL writer report their counts about once a second: read after a pause.
+  const walCounts = async (): Promise<{ fsyncs: number; commits: number }> => {
+    await new Promise((r) => setTimeout(r, 1500));
+    const r = await stats.query<{ fsyncs: string; commits: string }>(
+      `select (select coalesce(sum(fsyncs), 0) from pg_stat_io where object = 'wal') as fsyncs,
+              (select xact_commit from pg_stat_database where datname = current_database()) as commits`,
+    );
+    return { fsyncs: Number(r.rows[0]!.fsyncs), commits: Number(r.rows[0]!.commits) };
+  };
+  const walResults = new Map<string, number[]>();
   const pgResults = new Map<string, number[]>();
 
   const results = new Map<string, number[]>();
@@ -60,6 +75,7 @@ try {
         for (const k of cases) {
           await wrk(port, files[k], warmup, connections); // warm-up: JIT, caches, pool
           const before = cpuTicks(child.pid!);
+          const walBefore = await walCounts();
           const pgBefore = childTicks(db.postmaster);
           const scavengesBefore = scavenges;
           const markCompactsBefore = markCompacts;
@@ -72,11 +88,15 @@ try {
           const perReq = perRequestUs(cpuTicks(child.pid!) - before, n);
           const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
+          const walAfter = await walCounts();
+          const commitsPerFlush = (walAfter.commits - walBefore.commits) / Math.max(1, walAfter.fsyncs - walBefore.fsyncs);
+          const wal = `, ${(walAfter.fsyncs - walBefore.fsyncs) / n >= 0.001 ? `${((walAfter.fsyncs - walBefore.fsyncs) / n).toFixed(3)} WAL flushes/request, ${commitsPerFlush.toFixed(2)} commits/flush` : 'no WAL flushes'}`;
           const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests, ${markCompacts - markCompactsBefore} mark-compacts` : '';
           const key = `${k} ${build.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
           pgResults.set(key, [...(pgResults.get(key) ?? []), pgPerReq]);
-          console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request, PostgreSQL ${pgPerReq.toFixed(1)} (${n} requests, ${(n / seconds).toFixed(0)} req/s${gc})`);
+          walResults.set(key, [...(walResults.get(key) ?? []), commitsPerFlush]);
+          console.log(`round ${round + 1} ${key}: ${perReq.toFixed(1)} µs CPU/request, PostgreSQL ${pgPerReq.toFixed(1)} (${n} requests, ${(n / seconds).toFixed(0)} req/s${gc}${wal})`);
         }
       } finally {
         child.kill('SIGTERM');
@@ -89,9 +109,10 @@ try {
     for (const b of builds) {
       const xs = results.get(`${k} ${b.name}`)!;
       const ps = pgResults.get(`${k} ${b.name}`)!;
-      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)} (min ${Math.min(...xs).toFixed(1)})   [${xs.map((x) => x.toFixed(0)).join(', ')}]   (${median(ps).toFixed(1)})`);
+      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)} (min ${Math.min(...xs).toFixed(1)})   [${xs.map((x) => x.toFixed(0)).join(', ')}]   (${median(ps).toFixed(1)}; ${median(walResults.get(`${k} ${b.name}`)!).toFixed(2)} commits/WAL flush)`);
     }
   }
+  await stats.end();
 } finally {
   await db.stop();
 }
