@@ -14,9 +14,9 @@
 // writer thread's look every 20 ms. Hence a third figure: the main thread's count (threads are
 // counted apart) less what its timers cost in the same time, read from a window of IDLE_MS with
 // counting on and no requests.
-// W1 takes its ids from a fixed sequence, so every configuration answers the same requests. W4 (one
+// W1 and W3 take their ids from a fixed sequence, so every configuration answers the same requests. W4 (one
 // insert, return=minimal) and the configuration `floor` (the bench's floor server, which answers
-// W1, W2 and W4) compare dbrest's own work with the least a Node server does for the same request.
+// W1–W4) compare dbrest's own work with the least a Node server does for the same request.
 //   node dist/test/bench/observe-callgrind.js   (env: CG_CASES=W1,W2 CG_REQUESTS=2000 CG_WARMUP=3000
 //                                                CG_CONCURRENCY=8 CG_COMBOS='both off,both on' CG_ROUNDS=1
 //                                                (combos: both off, metrics only, json only, both on, floor)
@@ -111,6 +111,8 @@ try {
     // A fixed, well-spread sequence of ids (a multiplicative hash of the request's index).
     W1: (i) => get(`/tracks?id=eq.${1 + ((i * 2654435761) % db.size.tracks)}`),
     W2: () => get(`/tracks?album_id=lte.${albumMax}&order=id.desc&limit=50`),
+    // An artist's albums with their tracks, no limit (cpu-runs.ts's W3), artists in a fixed sequence.
+    W3: (i) => get(`/albums?select=id,artist_id,title,released,tracks(id,album_id,name,composer,milliseconds,bytes,unit_price)&artist_id=eq.${1 + ((i * 2654435761) % db.size.artists)}&order=id`),
     W4: () => ({ method: 'POST', path: '/customers', body: customer, headers: { 'content-type': 'application/json', prefer: 'return=minimal' } }),
   };
   const results = new Map<string, number[]>();
