@@ -3,7 +3,16 @@
 /** Set a header, replacing any existing one of the same name in another case. */
 export function setHeader(headers: Record<string, string | string[]>, name: string, value: string): void {
   for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
-  headers[name] = value;
+  put(headers, name, value);
+}
+
+/**
+ * headers[name] = value, also for a name SQL may set that an assignment would not store: `__proto__`
+ * (assigning a string to it changes nothing), which PostgREST sends as any other header.
+ */
+function put(headers: Record<string, string | string[]>, name: string, value: string | string[]): void {
+  if (name === '__proto__') Object.defineProperty(headers, name, { value, writable: true, enumerable: true, configurable: true });
+  else headers[name] = value;
 }
 
 /**
@@ -19,7 +28,7 @@ export function applyHeaders(headers: Record<string, string | string[]>, list: R
       seen.set(name.toLowerCase(), name);
     } else {
       const prev = headers[key]!;
-      headers[key] = Array.isArray(prev) ? [...prev, value] : [prev as string, value];
+      put(headers, key, Array.isArray(prev) ? [...prev, value] : [prev as string, value]);
     }
   }
 }

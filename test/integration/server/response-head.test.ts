@@ -49,13 +49,14 @@ t.test('response heads, byte for byte', async (t) => {
     'Content-Location: /odd_headers',
     'X-B: 1',
     'X-B: 2',
+    '__proto__: p',
     'content-type: text/plain',
     `X-Name: ${Buffer.from('café').toString('latin1')}`,
     'X-Request-Id: -',
     'Content-Length: 202',
     'Date: -',
     'Connection: close',
-  ].join('\r\n'), 'integer names first (as an object kept them), then in the order set; SQL\'s spelling wins; no `__proto__` (response/headers.ts drops it)');
+  ].join('\r\n'), 'integer names first (as an object kept them), then in the order set; SQL\'s spelling wins; a header named `__proto__` too, as PostgREST sends it');
 
   const minimal = await head(s.url, 'POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nPrefer: return=minimal\r\nContent-Length: 13\r\nConnection: close\r\n\r\n{"body":"hi"}');
   t.equal(minimal, ['HTTP/1.1 201 Created', 'Vary: Accept, Prefer, Range', 'Content-Range: */*', 'Preference-Applied: return=minimal', 'X-Request-Id: -', 'Content-Length: 0', 'Date: -', 'Connection: close'].join('\r\n'));
