@@ -89,7 +89,8 @@ try {
           const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
           const walAfter = await walCounts();
-          const commitsPerFlush = (walAfter.commits - walBefore.commits) / Math.max(1, walAfter.fsyncs - walBefore.fsyncs);
+          // NaN without a flush (a read-only case)
+          const commitsPerFlush = (walAfter.commits - walBefore.commits) / (walAfter.fsyncs - walBefore.fsyncs || NaN);
           const wal = `, ${(walAfter.fsyncs - walBefore.fsyncs) / n >= 0.001 ? `${((walAfter.fsyncs - walBefore.fsyncs) / n).toFixed(3)} WAL flushes/request, ${commitsPerFlush.toFixed(2)} commits/flush` : 'no WAL flushes'}`;
           const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests, ${markCompacts - markCompactsBefore} mark-compacts` : '';
           const key = `${k} ${build.name}`;
@@ -104,12 +105,16 @@ try {
       }
     }
   }
+  const flushes = (xs: number[]): string => {
+    const known = xs.filter((x) => !Number.isNaN(x));
+    return known.length === 0 ? '' : `; ${median(known).toFixed(2)} commits/WAL flush`;
+  };
   console.log('\nmedian µs CPU/request of the server process (PostgreSQL\'s backends):');
   for (const k of cases) {
     for (const b of builds) {
       const xs = results.get(`${k} ${b.name}`)!;
       const ps = pgResults.get(`${k} ${b.name}`)!;
-      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)} (min ${Math.min(...xs).toFixed(1)})   [${xs.map((x) => x.toFixed(0)).join(', ')}]   (${median(ps).toFixed(1)}; ${median(walResults.get(`${k} ${b.name}`)!).toFixed(2)} commits/WAL flush)`);
+      console.log(`  ${k} ${b.name}: ${median(xs).toFixed(1)} (min ${Math.min(...xs).toFixed(1)})   [${xs.map((x) => x.toFixed(0)).join(', ')}]   (${median(ps).toFixed(1)}${flushes(walResults.get(`${k} ${b.name}`)!)})`);
     }
   }
   await stats.end();
