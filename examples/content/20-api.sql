@@ -97,6 +97,22 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT coalesce(json_agg(t ORDER BY t COLLATE "C"),
 CREATE OR REPLACE FUNCTION content.cfg() RETURNS content.settings
 LANGUAGE sql STABLE AS $$ SELECT * FROM content.settings LIMIT 1 $$;
 
+-- ── derived configuration ──────────────────────────────────────────────────────────────────────
+-- What every request would otherwise compute again from the sites, their trees and the locales: the
+-- html_url expression (content.html_url_sql for alias `a`), and per site the root paths of its trees
+-- and its visibility condition for alias `a` (content.site_roots, content.visible_sql). Rewritten
+-- whole by statement triggers on every table they are computed from (content.cache_refresh, at the
+-- end of this file), so they cannot go stale; a missing row is computed instead.
+CREATE TABLE IF NOT EXISTS content.url_cache (
+  one        boolean PRIMARY KEY DEFAULT true CHECK (one),
+  html_url_a text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS content.site_cache (
+  site_id   integer PRIMARY KEY,
+  roots     text[] NOT NULL,
+  visible_a text NOT NULL
+);
+
 -- ── sites (§5) and visibility (§3.4) ────────────────────────────────────────────────────────────
 -- The trees of each site: its root page, and with i18n the translations of that root (depth 2).
 CREATE OR REPLACE VIEW content.site_trees AS
@@ -155,10 +171,18 @@ BEGIN
   RETURN found;
 END $$;
 
-CREATE OR REPLACE FUNCTION content.site_roots(site integer) RETURNS text[]
+-- The root paths of a site's trees, from content.site_cache (kept by triggers, below); computed
+-- when it holds no row for the site.
+CREATE OR REPLACE FUNCTION content.site_roots_build(site integer) RETURNS text[]
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT coalesce(array_agg(path ORDER BY path), '{}') FROM content.site_trees WHERE site_id = site);
+END $$;
+
+CREATE OR REPLACE FUNCTION content.site_roots(site integer) RETURNS text[]
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN coalesce((SELECT c.roots FROM content.site_cache c WHERE c.site_id = site), content.site_roots_build(site));
 END $$;
 
 CREATE OR REPLACE FUNCTION content.site_root_page(site integer) RETURNS integer
@@ -172,7 +196,18 @@ LANGUAGE sql STABLE AS $$ SELECT root_page FROM content.sites WHERE id = site $$
 CREATE OR REPLACE FUNCTION content.path_after(prefix text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT left(prefix, -1) || chr(ascii(right(prefix, 1)) + 1) $$;
 
+-- content.visible_sql: for alias `a` and the roots of a site, content.site_cache holds it.
 CREATE OR REPLACE FUNCTION content.visible_sql(a text, roots text[]) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF a = 'a' THEN
+    RETURN coalesce((SELECT c.visible_a FROM content.site_cache c WHERE c.roots = visible_sql.roots LIMIT 1),
+                    content.visible_sql_build(a, roots));
+  END IF;
+  RETURN content.visible_sql_build(a, roots);
+END $$;
+
+CREATE OR REPLACE FUNCTION content.visible_sql_build(a text, roots text[]) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT format('(%1$s.live AND NOT %1$s.in_private AND (%1$s.expire_at IS NULL OR %1$s.expire_at > now()) AND %2$s)', a,
@@ -235,6 +270,15 @@ $$;
 -- other helpers called per request: it keeps its query's plan for the session (an SQL function would
 -- plan it on every call).
 CREATE OR REPLACE FUNCTION content.html_url_sql(a text) RETURNS text
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  IF a = 'a' THEN   -- the requests' alias: content.url_cache holds it (kept by triggers, below)
+    RETURN coalesce((SELECT c.html_url_a FROM content.url_cache c), content.html_url_sql_build(a));
+  END IF;
+  RETURN content.html_url_sql_build(a);
+END $$;
+
+CREATE OR REPLACE FUNCTION content.html_url_sql_build(a text) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   loc text;
@@ -408,6 +452,9 @@ DECLARE
   st_parent integer[] := '{}';
   st_first_ident text[] := '{}';
 BEGIN
+  IF coalesce(s, '') = '' THEN   -- no `fields` (most requests): no items
+    RETURN ROW(it_n, it_neg, it_p, it_sub)::content.parsed_fields;
+  END IF;
   SELECT coalesce(array_agg(t.tok ORDER BY t.pos), '{}'), coalesce(array_agg(t.cls ORDER BY t.pos), '{}'), coalesce(array_agg(t.pos ORDER BY t.pos), '{}')
     INTO tk, tc, tp FROM content.fields_tokens(s) t;
   n := cardinality(tk);
@@ -995,6 +1042,42 @@ BEGIN
   PERFORM set_config('response.headers', json_build_array(json_build_object('Location',
     (SELECT api_base_url FROM content.settings LIMIT 1) || '/api/v2/' || resource || '/' || found || '/' || coalesce('?' || rest, '')))::text, true);
 END $$;
+
+-- ── derived configuration upkeep ───────────────────────────────────────────────────────────────
+-- Recomputes content.url_cache and content.site_cache after every statement that can change them: any
+-- write to sites, locales or settings, and to pages an insert, delete, truncate or an update of the
+-- columns the trees, the URLs or the visibility ranges read (the page's own upkeep — in_private,
+-- url_path — does not fire it). Writers take the cache's lock first, so that concurrent writers
+-- recompute one after the other, each from what the one before committed.
+CREATE OR REPLACE FUNCTION content.cache_refresh_now() RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  LOCK TABLE content.url_cache IN SHARE ROW EXCLUSIVE MODE;
+  DELETE FROM content.url_cache;
+  INSERT INTO content.url_cache (html_url_a) VALUES (content.html_url_sql_build('a'));
+  DELETE FROM content.site_cache;
+  INSERT INTO content.site_cache (site_id, roots, visible_a)
+  SELECT x.id, x.roots, content.visible_sql_build('a', x.roots)
+    FROM (SELECT s.id, content.site_roots_build(s.id) AS roots FROM content.sites s) x;
+END $$;
+CREATE OR REPLACE FUNCTION content.cache_refresh() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, content AS $$
+BEGIN
+  PERFORM content.cache_refresh_now();
+  RETURN NULL;
+END $$;
+DO $do$
+DECLARE
+  t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['sites', 'locales', 'settings', 'pages'] LOOP
+    EXECUTE format('DROP TRIGGER IF EXISTS %I ON content.%I', t || '_cache_refresh', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE%s ON content.%I FOR EACH STATEMENT EXECUTE FUNCTION content.cache_refresh()',
+      t || '_cache_refresh', CASE WHEN t = 'pages' THEN ' OF id, path, depth, translation_key, locale_id' ELSE '' END, t);
+  END LOOP;
+END $do$;
+-- computed now: whatever was loaded before these triggers existed
+DO $$ BEGIN PERFORM content.cache_refresh_now(); END $$;
 
 -- ── the endpoints (routes.json) ─────────────────────────────────────────────────────────────────
 -- SECURITY DEFINER: web_anon reads the private tables only through these, with a pinned search_path
