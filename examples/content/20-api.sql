@@ -107,6 +107,16 @@ CREATE TABLE IF NOT EXISTS content.url_cache (
   one        boolean PRIMARY KEY DEFAULT true CHECK (one),
   html_url_a text NOT NULL
 );
+-- the trees of every site (content.site_trees) with what html_url takes from their site: its root URL,
+-- its root page's locale, whether it is the default site (content.page_html_url)
+CREATE TABLE IF NOT EXISTS content.tree_cache (
+  site_id         integer NOT NULL,
+  path            text COLLATE "C" NOT NULL,
+  depth           integer NOT NULL,
+  root_url        text NOT NULL,
+  root_locale     integer NOT NULL,
+  is_default_site boolean NOT NULL
+);
 CREATE TABLE IF NOT EXISTS content.site_cache (
   site_id   integer PRIMARY KEY,
   roots     text[] NOT NULL,
@@ -246,21 +256,21 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- html_url (§3.5): the site whose tree holds the page, a locale prefix when the page's locale is not
--- the site root's, then the slugs below the tree root.
+-- the site root's, then the slugs below the tree root. The trees from content.tree_cache (a few rows):
+-- the join of content.site_trees, planned with the page's path as a constant, could walk thousands of
+-- pages of the primary key looking for the roots (~4 ms for a page outside the first site).
 DROP FUNCTION IF EXISTS content.page_html_url(text, integer, integer);
 CREATE OR REPLACE FUNCTION content.page_html_url(p_path text, p_depth integer, p_locale integer, p_url_path text) RETURNS text
 LANGUAGE sql STABLE AS $$
-  SELECT content.root_url(s.hostname, s.port)
-      || CASE WHEN p_locale = r.locale_id THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
+  SELECT t.root_url
+      || CASE WHEN p_locale = t.root_locale THEN '' ELSE '/' || (SELECT language_code FROM content.locales WHERE id = p_locale) END
       || CASE WHEN p_depth <= t.depth THEN '/'
               WHEN t.depth = 2 THEN '/' || p_url_path   -- the stored slugs below depth 2
               ELSE '/' || (SELECT string_agg(a.slug, '/' ORDER BY a.depth) FROM content.pages a
                             WHERE a.path = ANY (content.path_prefixes(p_path)) AND a.depth > t.depth) || '/' END
-  FROM content.site_trees t
-  JOIN content.sites s ON s.id = t.site_id
-  JOIN content.pages r ON r.id = s.root_page
+  FROM content.tree_cache t
   WHERE p_path LIKE t.path || '%'
-  ORDER BY length(t.path) DESC, s.is_default_site DESC, s.id
+  ORDER BY length(t.path) DESC, t.is_default_site DESC, t.site_id
   LIMIT 1
 $$;
 
@@ -1055,6 +1065,12 @@ BEGIN
   LOCK TABLE content.url_cache IN SHARE ROW EXCLUSIVE MODE;
   DELETE FROM content.url_cache;
   INSERT INTO content.url_cache (html_url_a) VALUES (content.html_url_sql_build('a'));
+  DELETE FROM content.tree_cache;
+  INSERT INTO content.tree_cache (site_id, path, depth, root_url, root_locale, is_default_site)
+  SELECT t.site_id, t.path, t.depth, content.root_url(s.hostname, s.port), r.locale_id, s.is_default_site
+    FROM content.site_trees t
+    JOIN content.sites s ON s.id = t.site_id
+    JOIN content.pages r ON r.id = s.root_page;
   DELETE FROM content.site_cache;
   INSERT INTO content.site_cache (site_id, roots, visible_a)
   SELECT x.id, x.roots, content.visible_sql_build('a', x.roots)

@@ -1,10 +1,11 @@
-// Content API, spec §3.5 html_url and §3.4/§5 visibility per site: the html_url expression and each
-// site's tree roots and visibility condition are kept in content.url_cache / content.site_cache by
-// statement triggers (20-api.sql). After every write they are computed from — a site's hostname, port,
-// root page and default flag, a locale's code, a new translation tree, i18n turned off, a page moved
-// between two site trees, a site deleted — each site's listing and a page's detail must give the
-// html_urls computed straight from the tables (the rule of §3.5 spelled out here) and the ids of the pages visible
-// in that site's trees, and the URL must show the change.
+// Content API, spec §3.5 html_url and §3.4/§5 visibility per site: the html_url expression, each site's
+// tree roots and visibility condition, and the site trees html_url reads are kept in content.url_cache,
+// content.site_cache and content.tree_cache by statement triggers (20-api.sql). After every write they
+// are computed from — a site's hostname, port, root page and default flag, a locale's code, a new
+// translation tree between other sites' trees, i18n off and on, a site deleted — each site's listing
+// must give the ids of the pages visible in its trees with the html_urls computed straight from the
+// tables (the rule of §3.5 spelled out here), a detail its own and its parent's html_url the same way
+// (meta.parent: content.page_html_url), and the URLs must show the change.
 import t, { type Test } from 'tap';
 import type { TestServer } from '../../helpers/server.js';
 import { startContentServer, getJson } from './content-server.js';
@@ -59,6 +60,11 @@ async function check(t: Test, s: TestServer, label: string): Promise<Map<number,
       const d = await getJson(s, `/api/v2/pages/${deep.id}/`, { host });
       t.equal(d.status, 200, `${label}: site ${site} detail ${deep.id}`);
       t.equal(d.body?.meta?.html_url, deep.url, `${label}: site ${site} detail ${deep.id} html_url`);
+      // its parent's html_url (meta.parent, content.page_small → content.page_html_url)
+      const parent = d.body?.meta?.parent as { id: number; meta: { html_url: string } } | null;
+      const pUrl = (await s.db.query<{ url: string }>(`SELECT ${HTML_URL} AS url FROM content.pages p WHERE p.id = (SELECT parent FROM content.pages WHERE id = $1)`, [deep.id]))[0]?.url;
+      t.ok(parent !== null && parent !== undefined, `${label}: site ${site} detail ${deep.id} shows its parent`);
+      t.equal(parent?.meta?.html_url, pUrl, `${label}: site ${site} detail ${deep.id} parent's html_url`);
     }
   }
   return urls;
