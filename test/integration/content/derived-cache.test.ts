@@ -1,11 +1,12 @@
 // Content API, spec §3.5 html_url and §3.4/§5 visibility per site: the html_url expression, each site's
-// tree roots and visibility condition, and the site trees html_url reads are kept in content.url_cache,
-// content.site_cache and content.tree_cache by statement triggers (20-api.sql). After every write they
-// are computed from — a site's hostname, port, root page and default flag, a locale's code, a new
+// tree roots and visibility condition, the site trees html_url reads and every resource's fields are
+// kept in content.url_cache, site_cache, tree_cache and field_cache by statement triggers (20-api.sql).
+// After every write they are computed from — a site's hostname, port, root page and default flag, a locale's code, a new
 // translation tree between other sites' trees, i18n off and on, a site deleted — each site's listing
 // must give the ids of the pages visible in its trees with the html_urls computed straight from the
 // tables (the rule of §3.5 spelled out here), a detail its own and its parent's html_url the same way
-// (meta.parent: content.page_html_url), and the URLs must show the change.
+// (meta.parent: content.page_html_url), and the URLs must show the change. The fields (content.field_cache)
+// follow i18n (meta.locale) and a page type's new field (shown, and a filter).
 import t, { type Test } from 'tap';
 import type { TestServer } from '../../helpers/server.js';
 import { startContentServer, getJson } from './content-server.js';
@@ -70,7 +71,7 @@ async function check(t: Test, s: TestServer, label: string): Promise<Map<number,
   return urls;
 }
 
-t.test('content API: html_url and site visibility follow every write to sites, locales, settings and pages', async (t) => {
+t.test('content API: html_url, site visibility and the fields follow every write to sites, locales, settings, page types and pages', async (t) => {
   const s = await startContentServer(t);
   const before = await check(t, s, 'seed');
   t.ok([...before.values()].some((u) => u.startsWith('http://www.lumenfield.test/fr/')), 'a French page has a /fr/ prefix');
@@ -110,11 +111,33 @@ t.test('content API: html_url and site visibility follow every write to sites, l
   urls = await check(t, s, 'translation tree added');
   t.equal(urls.get(901), 'http://garden.example.test:8443/nl/over-ons/', 'a page of the new tree has its locale prefix');
 
+  const localeShown = async (): Promise<boolean> => {
+    const r = await getJson(s, '/api/v2/pages/?limit=1&fields=*', { host: 'garden.example.test:8443' });
+    return r.status === 200 && 'locale' in r.body.items[0].meta;
+  };
+  t.ok(await localeShown(), 'with i18n a page shows its locale');
   await s.db.query('UPDATE content.settings SET i18n_enabled = false');
   urls = await check(t, s, 'i18n off');
   t.notOk(urls.has(901), 'without i18n the translation trees are not listed');
+  t.notOk(await localeShown(), 'without i18n no page shows a locale (content.field_cache)');
+  t.equal((await getJson(s, '/api/v2/pages/?locale=en', { host: 'garden.example.test:8443' })).status, 400, 'without i18n locale= is not a filter');
   await s.db.query('UPDATE content.settings SET i18n_enabled = true');
   await check(t, s, 'i18n on again');
+  t.ok(await localeShown(), 'with i18n again a page shows its locale');
+
+  // a page type's fields change: its detail, its filters and fields=* follow (content.field_cache)
+  const blog = (await s.db.query<{ id: number }>(
+    `SELECT id FROM content.pages WHERE type = 'blog.BlogPage' AND live AND NOT in_private AND path LIKE '00010001%' ORDER BY id LIMIT 1`))[0]!.id;
+  const host1 = 'garden.example.test:8443';
+  t.notOk('subtitle' in (await getJson(s, `/api/v2/pages/${blog}/`, { host: host1 })).body, 'no subtitle field yet');
+  t.equal((await getJson(s, '/api/v2/pages/?type=blog.BlogPage&subtitle=x', { host: host1 })).status, 400, 'subtitle= is not a filter yet');
+  await s.db.query(`UPDATE content.page_types SET fields = fields || '[{"name": "subtitle", "kind": "text"}]' WHERE type = 'blog.BlogPage'`);
+  await s.db.query(`UPDATE content.pages SET fields = fields || '{"subtitle": "A new field"}' WHERE id = $1`, [blog]);
+  const withSub = await getJson(s, `/api/v2/pages/${blog}/`, { host: host1 });
+  t.equal(withSub.body?.subtitle, 'A new field', 'the detail shows the new field');
+  const filtered = await getJson(s, '/api/v2/pages/?type=blog.BlogPage&subtitle=A+new+field', { host: host1 });
+  t.equal(filtered.status, 200, 'subtitle= is a filter');
+  t.same(filtered.body?.items?.map((i: { id: number }) => i.id), [blog], 'and finds the page');
 
   // the default site changes, then a site is deleted
   await s.db.query('UPDATE content.sites SET is_default_site = false WHERE id = 1');
