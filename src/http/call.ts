@@ -20,7 +20,7 @@ import type { Preferences } from '../request/types.js';
 import { parseResponseGucs } from '../response/gucs.js';
 import { negotiateMedia, type Negotiated } from '../response/negotiate.js';
 import { contentRange, rangeStatus } from '../response/range.js';
-import { readBodyFor, sentAsBuilt, stripNulls } from '../response/read-body.js';
+import { readBodyFor, stripNulls } from '../response/read-body.js';
 import { applyHeaders } from '../response/headers.js';
 import type { ResponseSpec } from '../response/types.js';
 import { buildCallStatement, type CallBodyShape, type CallStatementOptions } from '../sql/call.js';
@@ -76,9 +76,6 @@ function callStatementOptions(call: PlannedCall, media: Negotiated, req: ApiRequ
   return body === undefined ? shape : { ...shape, media: body };
 }
 
-/** The statement's body column (CallRow). */
-const BODY_COLUMN = 2;
-
 /** The call statement's row: total_count, page_count, body, response headers, response status, postcondition. */
 type CallRow = [string | null, string, string | Buffer | null, string | null, string | null, unknown];
 
@@ -126,10 +123,6 @@ export async function executeCall(
   }
   const opts = callStatementOptions(call, media.value, req, cache, cfg.serverMaxResponseBytes);
   const format = streamableCall(call, m, req, cfg);
-  // A body sent as SQL built it comes as the bytes PostgreSQL sent (db/batch.ts's rawColumn): a
-  // handler's or raw body, a JSON array, CSV, the single object; not one whose nulls are stripped here.
-  const raw = opts.media !== undefined || (opts.body === 'single' ? m === 'object' : sentAsBuilt(m));
-  const asSent = (st: Statement): Statement & { readonly rawColumn?: number } => (raw ? { ...st, rawColumn: BODY_COLUMN } : st);
   const t1 = performance.now();
   let row: CallRow | null = null;
   let streamed: BodyStream | null = null;
@@ -139,7 +132,7 @@ export async function executeCall(
   const shapeKey = format !== null && call.routine.volatility !== 'volatile' ? callShapeKey(req, call) : null;
   let buffered = format === null;
   if (shapeKey !== null && !streamCallDirectly(shapeKey)) {
-    const probe = asSent(compile(buildCallStatement(limitedCall(call, cfg.serverStreamThreshold + 1), opts)));
+    const probe = compile(buildCallStatement(limitedCall(call, cfg.serverStreamThreshold + 1), opts));
     const outcome = await runRequestTransaction(req, who, app, [probe], { readOnly: call.readOnly, hedge: call.readOnly });
     if (outcome.ok) {
       const r = outcome.results[0]!.rows[0] as CallRow;
@@ -165,7 +158,7 @@ export async function executeCall(
     if (shapeKey !== null) callAnswered(shapeKey, s.stream !== null);
     row = [null, String(s.first.rows.length), s.body, s.first.after[0] ?? null, s.first.after[1] ?? null, null];
   } else {
-    const statement = asSent(compiled?.statement ?? compile(buildCallStatement(call, opts)));
+    const statement = compiled?.statement ?? compile(buildCallStatement(call, opts));
     // A read-only call of a function declared STABLE or IMMUTABLE may run twice, so it is hedged
     // as table reads are (db/transaction.ts); a VOLATILE one may act outside the database.
     const hedge = call.readOnly && call.routine.volatility !== 'volatile';
@@ -221,10 +214,10 @@ export async function executeCall(
     body = row[2] ?? '';
   } else if (opts.body === 'single') {
     // The statement already picked the one row (DBRST116 otherwise); strip nulls if asked.
-    const single = row[2] ?? 'null';
-    body = m === 'object-stripped' ? JSON.stringify(stripNulls(JSON.parse(single.toString()))) : single;
+    const text = (row[2] as string | null) ?? 'null';
+    body = m === 'object-stripped' ? JSON.stringify(stripNulls(JSON.parse(text))) : text;
   } else {
-    const shaped = readBodyFor(m, row[2] ?? '[]', pageCount);
+    const shaped = readBodyFor(m, (row[2] as string | null) ?? '[]', pageCount);
     if (!shaped.ok) return shaped;
     body = shaped.value;
   }

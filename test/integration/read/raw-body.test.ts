@@ -18,8 +18,6 @@ const FIXTURE = `
   CREATE TABLE public.notes (id int PRIMARY KEY, body text NOT NULL);
   INSERT INTO public.notes SELECT i, repeat('${UNIT}', 1 + i % 50) FROM generate_series(1, 300) AS i;
   CREATE VIEW public."nøtes" AS SELECT * FROM public.notes;
-  CREATE FUNCTION public.notes_upto(n int) RETURNS SETOF public.notes STABLE LANGUAGE sql AS $$ SELECT * FROM public.notes WHERE id <= n ORDER BY id $$;
-  CREATE FUNCTION public.greet(name text) RETURNS text IMMUTABLE LANGUAGE sql AS $$ SELECT 'hej ' || name || ' 🎸' $$;
   CREATE DOMAIN public."text/tab-separated-values" AS text;
   CREATE FUNCTION public.notes_tsv_trans(state text, next public.notes) RETURNS public."text/tab-separated-values" AS $$
     SELECT (state || next.id::text || E'\\t' || next.body || E'\\n')::public."text/tab-separated-values";
@@ -89,30 +87,6 @@ t.test('a read body with multi-byte characters: the bytes PostgreSQL built, smal
     t.equal(head.headers['content-type'], get.headers['content-type']);
     t.equal(head.headers['content-range'], get.headers['content-range']);
   }
-});
-
-t.test('a call body with multi-byte characters: the bytes PostgreSQL built', async (t) => {
-  const s = await startTestServer(t, { fixtures: [FIXTURE], config: { 'db-schemas': 'public', 'db-anon-role': 'postgres' } });
-  const all = await jsonArray(s, 'true');
-  const json = { 'Content-Type': 'application/json' };
-  // POSTed twice: the second through the shape memo's statement (http/shape-memo.ts).
-  for (const round of [1, 2]) sameBytes(t, await s.request('/rpc/notes_upto', { method: 'POST', headers: json, body: { n: 300 } }), all, `POST, set of rows, ${round}`);
-  sameBytes(t, await s.request('/rpc/notes_upto?n=300'), all, 'GET, set of rows (probed)');
-  sameBytes(t, await s.request('/rpc/notes_upto?n=3&limit=3'), await jsonArray(s, 'id <= 3'), 'GET, small');
-  const csv = await s.request('/rpc/notes_upto?n=300', { headers: { Accept: 'text/csv' } });
-  sameBytes(t, csv, Buffer.from('id,body\n' + notes(1, 300).map((n) => `${n.id},${n.body}`).join('\n'), 'utf-8'), 'CSV');
-  const [one] = await queryOnce(s.db.uri, `SELECT row_to_json(n)::text AS b FROM (SELECT id, body FROM public.notes WHERE id = 49) AS n`);
-  const object = await s.request('/rpc/notes_upto?n=300&id=eq.49', { headers: { Accept: 'application/vnd.pgrst.object+json' } });
-  sameBytes(t, object, Buffer.from(one!['b'] as string, 'utf-8'), 'singular object');
-  const stripped = await s.request('/rpc/notes_upto?n=300&id=eq.49', { headers: { Accept: 'application/vnd.pgrst.object+json;nulls=stripped' } });
-  sameBytes(t, stripped, Buffer.from(JSON.stringify({ id: 49, body: UNIT.repeat(50) }), 'utf-8'), 'singular object, nulls stripped');
-  const [greeting] = await queryOnce(s.db.uri, `SELECT to_json(public.greet('${UNIT}'))::text AS b`);
-  for (const round of [1, 2]) {
-    sameBytes(t, await s.request('/rpc/greet', { method: 'POST', headers: json, body: { name: UNIT } }), Buffer.from(greeting!['b'] as string, 'utf-8'), `scalar, ${round}`);
-  }
-  const head = await s.request('/rpc/notes_upto?n=300', { method: 'HEAD' });
-  t.equal(head.status, 200);
-  t.equal(head.bytes.length, 0, 'HEAD: no body');
 });
 
 t.test('runBatch: rawColumn gives the column as its bytes when its type is kept as text, described or not', async (t) => {
