@@ -40,6 +40,7 @@ console.log(`PostgreSQL fsync ${process.env.AB_FSYNC === 'on' ? 'on' : 'off'}`);
 try {
   const files = workloadScripts(db.size, db.dir);
   const stats = new pg.Client({ connectionString: db.uri });
+  stats.on('error', () => undefined); // the database stopping under it at the end
   await stats.connect();
   // Backends and the WAL writer report their counts about once a second: read after a pause.
   const walCounts = async (): Promise<{ fsyncs: number; commits: number }> => {
@@ -74,8 +75,9 @@ try {
         await waitUp(port);
         for (const k of cases) {
           await wrk(port, files[k], warmup, connections); // warm-up: JIT, caches, pool
-          const before = cpuTicks(child.pid!);
+          // Before the CPU is read: its pause would count as the run's.
           const walBefore = await walCounts();
+          const before = cpuTicks(child.pid!);
           const pgBefore = childTicks(db.postmaster);
           const scavengesBefore = scavenges;
           const markCompactsBefore = markCompacts;
@@ -89,9 +91,9 @@ try {
           const pgPerReq = perRequestUs(childTicks(db.postmaster) - pgBefore, n);
           await new Promise((r) => setTimeout(r, 100)); // the child's last trace lines
           const walAfter = await walCounts();
-          // NaN without a flush (a read-only case)
-          const commitsPerFlush = (walAfter.commits - walBefore.commits) / (walAfter.fsyncs - walBefore.fsyncs || NaN);
-          const wal = `, ${(walAfter.fsyncs - walBefore.fsyncs) / n >= 0.001 ? `${((walAfter.fsyncs - walBefore.fsyncs) / n).toFixed(3)} WAL flushes/request, ${commitsPerFlush.toFixed(2)} commits/flush` : 'no WAL flushes'}`;
+          const flushed = walAfter.fsyncs - walBefore.fsyncs;
+          const commitsPerFlush = flushed > 0 ? (walAfter.commits - walBefore.commits) / flushed : NaN; // NaN: a read-only case
+          const wal = flushed > 0 ? `, ${(flushed / n).toFixed(3)} WAL flushes/request, ${commitsPerFlush.toFixed(2)} commits/flush` : ', no WAL flushes';
           const gc = scavenges > 0 ? `, ${(((scavenges - scavengesBefore) / n) * 1000).toFixed(1)} scavenges per 1,000 requests, ${markCompacts - markCompactsBefore} mark-compacts` : '';
           const key = `${k} ${build.name}`;
           results.set(key, [...(results.get(key) ?? []), perReq]);
