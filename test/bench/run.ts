@@ -8,7 +8,12 @@
 // Settings (environment):
 //   BENCH_SECONDS          measured load time per server and case (default 10)
 //   BENCH_ROUNDS           rounds it is split into, run ABBA-alternating with the floor (default 4)
-//   BENCH_WARMUP_SECONDS   unmeasured run per server before each case (default 3; 0 for none)
+//   BENCH_WARMUP_SECONDS   unmeasured run per server before each case (default 15; 0 for none). Long
+//                          enough for V8 to have optimized the case's code: from a fresh start on
+//                          W3, dbrest's CPU per request fell from ~900 µs (first 5 s) to ~400 only
+//                          after ~45 s (TurboFan still compiling ~60 µs a request at 5–11 s), the
+//                          floor's, with far less code, from ~600 to ~350 within 15 s; a 3 s warm-up
+//                          measured the JIT's start more than either server's steady state.
 //   BENCH_CONNECTIONS      concurrent connections of the load generator (default 32)
 //   BENCH_POOL             database pool size of both servers (default 10)
 //   BENCH_SCALE            dataset size multiplier (default 1: 200k tracks)
@@ -75,7 +80,7 @@ const root = path.resolve(here, '..', '..', '..');
 
 const cfg = {
   seconds: Math.round(envNumber('BENCH_SECONDS', 10, 1)),
-  warmup: Math.round(envNumber('BENCH_WARMUP_SECONDS', 3, 0)),
+  warmup: Math.round(envNumber('BENCH_WARMUP_SECONDS', 15, 0)),
   // Rounds of at least one second each.
   rounds: Math.min(Math.round(envNumber('BENCH_ROUNDS', 4, 1)), Math.max(1, Math.round(envNumber('BENCH_SECONDS', 10, 1)))),
   connections: Math.round(envNumber('BENCH_CONNECTIONS', 32, 1)),
