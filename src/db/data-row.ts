@@ -1,26 +1,38 @@
-// pg-protocol's DataRow parsing, replaced by one that decodes lazily. pg-protocol turns each field
-// of a DataRow from UTF-8 into a JS string as it parses the message; a read's body (one text field
-// of ~7,300 bytes for bench W2) then goes back to UTF-8 for the socket, through Node's http
-// joining it to the head (by callgrind: the decoding ~6,600 instructions, the join and flattening
-// ~6,400, the encoding ~3,700 a request). Here the message keeps the read buffer and the offsets:
-// `fields` decodes on first use (cached), exactly as pg-protocol does; `row(raw)` gives the fields
-// with one of them as a copy of its bytes, never decoded (db/batch.ts's rawColumn).
+// pg-protocol's DataRow parsing, replaced by one that decodes lazily, and its buffer merging by one
+// that never writes into bytes it has handed out. pg-protocol turns each field of a DataRow from
+// UTF-8 into a JS string as it parses the message; a read's body (one text field of ~7,300 bytes for
+// bench W2) then goes back to UTF-8 for the socket, through Node's http joining it to the head (by
+// callgrind: the decoding ~6,600 instructions, the join and flattening ~6,400, the encoding ~3,700 a
+// request). Here the message keeps the read's buffer and its offsets: `fields` decodes on first use
+// (cached), exactly as pg-protocol does; `row(raw)` gives the fields with one of them as a view of
+// its bytes in that buffer (a subarray: no copy), never decoded (db/batch.ts's rawColumn).
 //
-// The parser reuses its buffer between parse() calls (a message cut by a read's end is moved to
-// its start, or the next read copied after it), so a message decodes while its bytes hold: the
-// previous message is sealed (decoded, unless taken) at the next packet and at the end of each
-// parse(). pg's own consumers read `msg.fields` synchronously in the message's callback
-// (pg/lib/query.js and pg/lib/result.js, pg-cursor, db/cursor.ts, db/batch.ts), so sealing decodes
-// only a message nobody read.
+// Zero copies are safe only while nothing writes into bytes the parser handed out. The buffers it
+// parses are the socket's reads (db/socket.ts: a new buffer for each read, never reused; Node's own
+// socket, with TLS, also hands out a new buffer per read) and the ones mergeBuffer builds when a
+// message is cut by a read's end. pg-protocol's mergeBuffer may move the cut message's bytes to the
+// START of its current buffer, over messages already parsed from it; the one here never writes
+// before the pending bytes: it appends a read after them when the buffer it built has the room, or
+// else copies the pending bytes and the read into a new buffer (at least twice the pending bytes:
+// a long message over many reads is copied O(n) times over, not O(n²)). So a message, or a field
+// taken as bytes, stays right for as long as anybody holds it, read now or later; nothing is sealed.
+// (Holding a view keeps its whole read alive: a read's body is held until the response is written.)
 //
 // Installed once, on import (db/batch.ts), on the Parser class pg itself uses: pg-protocol is
 // resolved from pg's own path.
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 
+/** The parser's state that mergeBuffer works on (pg-protocol's Parser fields). */
+interface ParserState {
+  buffer: Buffer;
+  bufferOffset: number;
+  bufferLength: number;
+}
+
 interface ParserPrototype {
   handlePacket(this: unknown, offset: number, code: number, length: number, bytes: Buffer): unknown;
-  parse(this: unknown, buffer: Buffer, callback: (msg: unknown) => void): void;
+  mergeBuffer(this: ParserState, buffer: Buffer): void;
 }
 
 const DATA_ROW = 68; // 'D'
@@ -32,45 +44,29 @@ const int32 = (b: Buffer, i: number): number => (b[i]! << 24) | (b[i + 1]! << 16
 export class DataRow {
   readonly name = 'dataRow';
   readonly fieldCount: number;
-  /** The parser's buffer, until the message is sealed (then null). */
-  private bytes: Buffer | null;
   /** Offset of the first field's length word. */
   private readonly start: number;
   private decoded: Array<string | null> | null = null;
-  /** What row() gave, when it was called before `fields` was read. */
-  private taken: Array<string | Buffer | null> | null = null;
 
   constructor(
-    bytes: Buffer,
+    /** The parser's buffer: its bytes never change once parsed (installDataRowParser's mergeBuffer). */
+    private readonly bytes: Buffer,
     offset: number,
     /** The message's length word (without the code byte), as pg-protocol sets it. */
     readonly length: number,
   ) {
-    this.bytes = bytes;
     this.fieldCount = (bytes[offset]! << 8) | bytes[offset + 1]!;
     this.start = offset + 2;
   }
 
   /** The fields as pg-protocol gives them: each decoded from UTF-8, null for NULL. */
   get fields(): Array<string | null> {
-    if (this.decoded !== null) return this.decoded;
-    if (this.taken !== null) {
-      this.decoded = this.taken.map((v) => (v === null || typeof v === 'string' ? v : v.toString('utf-8')));
-      return this.decoded;
-    }
-    this.decoded = this.row(-1) as Array<string | null>;
-    this.taken = null;
-    return this.decoded;
+    return (this.decoded ??= this.row(-1) as Array<string | null>);
   }
 
-  /**
-   * The fields, field `raw` as a copy of its bytes (null for NULL) rather than decoded; -1: none.
-   * Read synchronously in the message's callback (its bytes are the parser's buffer).
-   */
+  /** The fields, field `raw` as a view of its bytes (null for NULL) rather than decoded; -1: none. */
   row(raw: number): Array<string | Buffer | null> {
-    if (this.taken !== null) return this.taken;
-    if (this.decoded !== null) return raw < 0 ? this.decoded : this.decoded.map((v, i) => (i === raw && v !== null ? Buffer.from(v, 'utf-8') : v));
-    const b = this.bytes!;
+    const b = this.bytes;
     const n = this.fieldCount;
     const out = new Array<string | Buffer | null>(n);
     let at = this.start;
@@ -79,35 +75,37 @@ export class DataRow {
       at += 4;
       if (len === -1) out[i] = null;
       else {
-        if (i === raw) {
-          const copy = Buffer.allocUnsafe(len);
-          b.copy(copy, 0, at, at + len);
-          out[i] = copy;
-        } else out[i] = b.toString('utf-8', at, at + len);
+        if (i === raw) out[i] = b.subarray(at, at + len);
+        else out[i] = this.decoded !== null ? this.decoded[i]! : b.toString('utf-8', at, at + len);
         at += len;
       }
     }
-    this.taken = out;
-    this.bytes = null;
     return out;
-  }
-
-  /** Decoded now unless read already: the parser's buffer may change after this. */
-  seal(): void {
-    if (this.bytes === null) return;
-    if (this.decoded === null && this.taken === null) void this.fields;
-    this.bytes = null;
   }
 }
 
-/** The DataRow handed out last and maybe not read yet (parse() runs synchronously, one at a time). */
-let pending: DataRow | null = null;
-
-function sealPending(): void {
-  if (pending !== null) {
-    pending.seal();
-    pending = null;
+/**
+ * pg-protocol's mergeBuffer without its move: the pending bytes (a message cut by the last read's
+ * end) and the new read, appended after them in the room of a buffer built here, else copied into a
+ * new one. A read's own buffer is exactly its size, so only a buffer built here has room.
+ */
+export function mergeBuffer(this: ParserState, chunk: Buffer): void {
+  const pending = this.bufferLength;
+  if (pending === 0) {
+    this.buffer = chunk;
+    this.bufferOffset = 0;
+    this.bufferLength = chunk.byteLength;
+    return;
   }
+  const end = this.bufferOffset + pending;
+  if (end + chunk.byteLength > this.buffer.byteLength) {
+    const grown = Buffer.allocUnsafe(Math.max(pending + chunk.byteLength, 2 * pending));
+    this.buffer.copy(grown, 0, this.bufferOffset, end);
+    chunk.copy(grown, pending);
+    this.buffer = grown;
+    this.bufferOffset = 0;
+  } else chunk.copy(this.buffer, end);
+  this.bufferLength = pending + chunk.byteLength;
 }
 
 interface ParserClass {
@@ -121,40 +119,41 @@ export function pgParser(): ParserClass {
   return (fromPg('pg-protocol/dist/parser.js') as { Parser: ParserClass }).Parser;
 }
 
-/** pg-protocol's own handlePacket and parse, once replaced. */
-let original: Pick<ParserPrototype, 'handlePacket' | 'parse'> | null = null;
+/** pg-protocol's own handlePacket and mergeBuffer, once replaced. */
+let original: Pick<ParserPrototype, 'handlePacket' | 'mergeBuffer'> | null = null;
 
-/** Replaces DataRow parsing in pg's Parser (once). */
+/** Replaces DataRow parsing and buffer merging in pg's Parser (once). */
 export function installDataRowParser(): void {
   if (original !== null) return;
   const proto = pgParser().prototype;
-  const { handlePacket, parse } = proto;
-  original = { handlePacket, parse };
+  const { handlePacket } = proto;
+  original = { handlePacket, mergeBuffer: proto.mergeBuffer };
   proto.handlePacket = function (this: unknown, offset: number, code: number, length: number, bytes: Buffer): unknown {
-    sealPending();
-    if (code !== DATA_ROW) return handlePacket.call(this, offset, code, length, bytes);
-    return (pending = new DataRow(bytes, offset, length));
+    return code === DATA_ROW ? new DataRow(bytes, offset, length) : handlePacket.call(this, offset, code, length, bytes);
   };
-  proto.parse = function (this: unknown, buffer: Buffer, callback: (msg: unknown) => void): void {
-    try {
-      parse.call(this, buffer, callback);
-    } finally {
-      sealPending();
-    }
-  };
+  proto.mergeBuffer = mergeBuffer;
 }
 
-/** A Parser that parses as pg-protocol does, unpatched (tests compare the two). */
-export function originalParser(): ParserClass {
+/**
+ * A Parser that parses as pg-protocol does, unpatched (tests compare the two); with `lazyRows`, its
+ * DataRows are this module's but its mergeBuffer is still pg-protocol's (tests show its move).
+ */
+export function originalParser(lazyRows = false): ParserClass {
   const Parser = pgParser();
   if (original === null) return Parser;
-  const { handlePacket, parse } = original;
+  const { handlePacket, mergeBuffer: merge } = original;
+  if (lazyRows)
+    return class extends (Parser as new () => object) {
+      mergeBuffer(buffer: Buffer): void {
+        merge.call(this as unknown as ParserState, buffer);
+      }
+    } as unknown as ParserClass;
   return class extends (Parser as new () => object) {
     handlePacket(offset: number, code: number, length: number, bytes: Buffer): unknown {
       return handlePacket.call(this, offset, code, length, bytes);
     }
-    parse(buffer: Buffer, callback: (msg: unknown) => void): void {
-      parse.call(this, buffer, callback);
+    mergeBuffer(buffer: Buffer): void {
+      merge.call(this as unknown as ParserState, buffer);
     }
   } as unknown as ParserClass;
 }

@@ -1,10 +1,12 @@
-// db/data-row.ts replaces pg-protocol's DataRow parsing with one that decodes on demand: the same
-// messages as pg-protocol's own parser for any stream of messages however it is cut into reads,
-// fields right even when read after the bytes they came in were overwritten, and a field taken as
-// bytes equal to the text's UTF-8.
+// db/data-row.ts replaces pg-protocol's DataRow parsing with one that decodes on demand, and its
+// mergeBuffer with one that never writes into bytes already handed out: the same messages as
+// pg-protocol's own parser for any stream of messages however it is cut into reads; a message, or a
+// field taken as a view of its bytes, still right when read after many later reads were parsed
+// (where pg-protocol's mergeBuffer moves a cut message over them); a long message over many small
+// reads copied O(n) bytes, not O(n²).
 import { Buffer } from 'node:buffer';
 import t from 'tap';
-import { DataRow, installDataRowParser, originalParser, pgParser } from '../../../src/db/data-row.js';
+import { DataRow, installDataRowParser, mergeBuffer, originalParser, pgParser } from '../../../src/db/data-row.js';
 import { prng } from '../../helpers/prng.js';
 
 installDataRowParser();
@@ -83,8 +85,7 @@ type Parser = { parse(buffer: Buffer, callback: (msg: unknown) => void): void };
 
 /**
  * Parses `chunks`; each DataRow's fields read in the callback, or only after every chunk was parsed
- * and then overwritten (`late`), so that a message not read in time shows. (Not before: the parser
- * keeps the rest of a read, a message it cuts, in the read's own buffer.)
+ * (`late`): a message whose bytes were overwritten by a later read's merging shows.
  */
 function run(parser: Parser, chunks: ReadonlyArray<Buffer>, late: boolean): unknown[] {
   const messages: unknown[] = [];
@@ -95,13 +96,12 @@ function run(parser: Parser, chunks: ReadonlyArray<Buffer>, late: boolean): unkn
       if (!late) seenNow.push(seen(msg));
     });
   }
-  if (!late) return seenNow;
-  for (const chunk of chunks) chunk.fill(0xff); // the reads' buffers reused for something else
-  return messages.map(seen);
+  return late ? messages.map(seen) : seenNow;
 }
 
 t.test('the patched parser is the one pg uses, and it gives DataRow messages of its own', async (t) => {
   const Parser = pgParser();
+  t.equal(Parser.prototype.mergeBuffer, mergeBuffer, 'its mergeBuffer is replaced');
   const got: unknown[] = [];
   new Parser().parse(dataRow(['a', null]), (m) => got.push(m));
   t.ok(got[0] instanceof DataRow);
@@ -115,10 +115,12 @@ t.test('the patched parser is the one pg uses, and it gives DataRow messages of 
 t.test('the same messages as pg-protocol for random streams cut at random places, read at once or late', async (t) => {
   const Patched = pgParser();
   const Original = originalParser();
-  for (let seed = 1; seed <= 200; seed++) {
+  for (let seed = 1; seed <= 300; seed++) {
     const rand = prng(seed);
     const stream = randomStream(rand, 1 + Math.floor(rand() * 12));
-    const cuts = Array.from({ length: Math.floor(rand() * 6) }, () => Math.floor(rand() * stream.length)).sort((a, b) => a - b);
+    // Some streams in many small reads (a message cut several times), the others in a few.
+    const pieces = rand() < 0.3 ? Math.floor(rand() * 40) : Math.floor(rand() * 6);
+    const cuts = Array.from({ length: pieces }, () => Math.floor(rand() * stream.length)).sort((a, b) => a - b);
     const expected = run(new Original(), cutAt(stream, cuts), false);
     t.ok(expected.length > 0);
     for (const late of [false, true]) {
@@ -129,10 +131,10 @@ t.test('the same messages as pg-protocol for random streams cut at random places
       }
     }
   }
-  t.pass('200 streams agree');
+  t.pass('300 streams agree');
 });
 
-t.test('a field split across two reads at every offset, several messages per read', async (t) => {
+t.test('cut at every offset, and at every pair of offsets: the same messages, read at once or late', async (t) => {
   const Patched = pgParser();
   const Original = originalParser();
   const stream = Buffer.concat([
@@ -141,29 +143,128 @@ t.test('a field split across two reads at every offset, several messages per rea
     dataRow(['日本語'.repeat(20), 'x']),
     dataRow([null]),
     dataRow([]),
+    dataRow(['last one', '🥁']),
   ]);
   const expected = run(new Original(), [Buffer.from(stream)], false);
   for (let cut = 0; cut <= stream.length; cut++) {
-    for (const late of [false, true]) {
-      const actual = run(new Patched(), cutAt(stream, [cut]), late);
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-        t.same(actual, expected, `cut at ${cut}, late ${late}`);
-        return;
+    for (let cut2 = cut; cut2 <= stream.length; cut2++) {
+      for (const late of [false, true]) {
+        const actual = run(new Patched(), cutAt(stream, cut2 === cut ? [cut] : [cut, cut2]), late);
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          t.same(actual, expected, `cuts at ${cut}, ${cut2}, late ${late}`);
+          return;
+        }
       }
-    }
-  }
-  // Three reads: every pair of cuts 5 bytes apart (the parser moves a cut message within its own buffer).
-  for (let cut = 0; cut + 5 <= stream.length; cut++) {
-    const actual = run(new Patched(), cutAt(stream, [cut, cut + 5]), true);
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-      t.same(actual, expected, `cuts at ${cut}, ${cut + 5}`);
-      return;
     }
   }
   t.pass('every cut agrees');
 });
 
-t.test('row(i): field i as a copy of its bytes, the others decoded; fields stays right after', async (t) => {
+/**
+ * The case where pg-protocol's mergeBuffer moves a cut message to the start of its buffer: a read
+ * holding a whole DataRow and the first bytes of the next message, then the rest of that message in
+ * a read no longer than the first's parsed part. The DataRow's fields are read (and its raw field
+ * checked) only after MANY further reads, each again cut the same way.
+ */
+function moveCase(Parser: new () => Parser): { rows: Array<{ fields: Array<string | null>; raw: Buffer | null; want: ReadonlyArray<string | null> }> } {
+  const parser = new Parser();
+  const rows: Array<{ msg: DataRow; raw: Buffer | null; want: ReadonlyArray<string | null> }> = [];
+  const rand = prng(5);
+  for (let i = 0; i < 200; i++) {
+    const want = [`row ${i} `.repeat(1 + (i % 7)) + 'ÆØÅ🎸', i % 3 === 0 ? null : `b${i}`];
+    const next = dataRow([`n${i}`]);
+    const keep = 1 + Math.floor(rand() * 4); // 1 to 4 bytes of the next message in the first read
+    const first = Buffer.concat([dataRow(want), next.subarray(0, keep)]);
+    const second = Buffer.from(next.subarray(keep));
+    for (const chunk of [first, second]) {
+      parser.parse(chunk, (m) => {
+        const msg = m as DataRow;
+        if (msg.fieldCount === 2) rows.push({ msg, raw: msg.row(0)[0] as Buffer, want });
+      });
+    }
+  }
+  return { rows: rows.map(({ msg, raw, want }) => ({ fields: msg.fields, raw, want })) };
+}
+
+t.test("a message and a raw field taken early are still right after many later reads (pg-protocol's move case)", async (t) => {
+  const { rows } = moveCase(pgParser());
+  t.equal(rows.length, 200);
+  let right = 0;
+  for (const { fields, raw, want } of rows) {
+    if (JSON.stringify(fields) === JSON.stringify(want) && raw !== null && raw.equals(Buffer.from(want[0]!, 'utf-8'))) right++;
+    else if (right >= 0) {
+      t.same({ fields, raw: raw?.toString('utf-8') }, { fields: want, raw: want[0] }, 'a message parsed early (the first wrong one)');
+      right = -rows.length; // shown once
+    }
+  }
+  t.equal(right, 200, 'every message and raw field byte-correct');
+  // The same with pg-protocol's own mergeBuffer (this module's lazy DataRows): the case does move
+  // bytes over messages already handed out, so the test above would catch it.
+  const moved = moveCase(originalParser(true)).rows;
+  const broken = moved.filter(({ fields, raw, want }) => JSON.stringify(fields) !== JSON.stringify(want) || !raw!.equals(Buffer.from(want[0]!, 'utf-8')));
+  t.ok(broken.length > 0, `pg-protocol's mergeBuffer overwrites messages handed out (${broken.length} of 200)`);
+});
+
+t.test('a long message over many small reads: O(n) bytes copied, buffers grown by doubling', async (t) => {
+  const Patched = pgParser();
+  const big = 'ÆØÅ 🎸 '.repeat(100_000); // 1.2 MB
+  const stream = Buffer.concat([dataRow([big, 'tail']), dataRow(['after'])]);
+  const { copy } = Buffer.prototype;
+  const { allocUnsafe } = Buffer;
+  for (const step of [100, 1000, 4096]) {
+    const parser = new Patched();
+    const got: DataRow[] = [];
+    let copied = 0;
+    let allocated = 0;
+    // Counted inside parse() only (mergeBuffer's copies and buffers).
+    Buffer.prototype.copy = function (this: Buffer, ...args: Parameters<Buffer['copy']>): number {
+      const n = copy.apply(this, args);
+      copied += n;
+      return n;
+    };
+    Buffer.allocUnsafe = (size: number): Buffer<ArrayBuffer> => {
+      allocated++;
+      return allocUnsafe(size);
+    };
+    try {
+      for (let at = 0; at < stream.length; at += step) parser.parse(stream.subarray(at, at + step), (m) => got.push(m as DataRow));
+    } finally {
+      Buffer.prototype.copy = copy;
+      Buffer.allocUnsafe = allocUnsafe;
+    }
+    t.equal(got.length, 2, `step ${step}: both messages`);
+    t.same(got.map((m) => m.fields), [[big, 'tail'], ['after']], `step ${step}: right`);
+    t.ok(copied <= 3 * stream.length, `step ${step}: ${copied} bytes copied for a ${stream.length}-byte stream`);
+    t.ok(allocated <= Math.ceil(Math.log2(stream.length / step)) + 2, `step ${step}: ${allocated} buffers allocated`);
+  }
+});
+
+t.test('mergeBuffer alone: appends in its room, else a new buffer of at least twice the pending bytes; never writes before them', async (t) => {
+  const state = { buffer: Buffer.alloc(0), bufferOffset: 0, bufferLength: 0 };
+  const a = Buffer.from('0123456789');
+  mergeBuffer.call(state, a);
+  t.equal(state.buffer, a, 'nothing pending: the read itself, not copied');
+  // The parser took 7 bytes: 3 pending at the end of the read.
+  state.bufferOffset = 7;
+  state.bufferLength = 3;
+  mergeBuffer.call(state, Buffer.from('ab'));
+  t.not(state.buffer, a, 'a read has no room: a new buffer');
+  t.equal(a.toString(), '0123456789', 'the read is untouched');
+  t.equal(state.buffer.length, 6, 'of max(3 + 2, 2 × 3) bytes');
+  t.equal(state.buffer.subarray(state.bufferOffset, state.bufferOffset + state.bufferLength).toString(), '789ab');
+  const built = state.buffer;
+  mergeBuffer.call(state, Buffer.from('c'));
+  t.equal(state.buffer, built, 'room after the pending bytes: appended in place');
+  t.equal(state.buffer.toString(), '789abc');
+  state.bufferOffset = 4; // the parser took 4 bytes
+  state.bufferLength = 2;
+  mergeBuffer.call(state, Buffer.from('d'));
+  t.not(state.buffer, built, 'no room after them: a new buffer, even though the start of the old is free');
+  t.equal(built.toString(), '789abc', 'the bytes handed out stay as they were');
+  t.equal(state.buffer.subarray(0, 3).toString(), 'bcd');
+});
+
+t.test('row(i): field i as a view of its bytes in the read (no copy), the others decoded; fields stays right after', async (t) => {
   const Patched = pgParser();
   const rand = prng(99);
   for (let n = 0; n < 100; n++) {
@@ -172,15 +273,16 @@ t.test('row(i): field i as a copy of its bytes, the others decoded; fields stays
     const chunk = dataRow(fields);
     let row: Array<string | Buffer | null> = [];
     let msg: DataRow | null = null;
-    new Patched().parse(chunk, (m) => {
+    const parser = new Patched();
+    parser.parse(chunk, (m) => {
       msg = m as DataRow;
       row = msg.row(raw);
     });
-    chunk.fill(0x41);
+    parser.parse(dataRow(['another', 'read']), () => undefined);
     const want = fields.map((f, i) => (i === raw && f !== null ? Buffer.from(f, 'utf-8') : f));
     t.same(row, want, `fields ${JSON.stringify(fields)}, raw ${raw}`);
-    if (fields[raw] !== null) t.ok(Buffer.isBuffer(row[raw]));
-    t.same(msg!.fields, fields, 'fields read later decode the copy');
+    if (fields[raw] !== null) t.equal((row[raw] as Buffer).buffer, chunk.buffer, 'a view of the read');
+    t.same(msg!.fields, fields, 'fields read later decode the bytes');
   }
 });
 
