@@ -4,6 +4,7 @@
 // small and large enough to span several socket reads (and so DataRow messages cut between reads),
 // in JSON (buffered, probed, counted, templated), CSV, a handler's media and the singular object
 // (shaped as a string); HEAD sends no body.
+import net from 'node:net';
 import pg from 'pg';
 import t, { type Test } from 'tap';
 import { runBatch } from '../../../src/db/batch.js';
@@ -116,5 +117,91 @@ t.test('runBatch: rawColumn gives the column as its bytes when its type is kept 
     t.equal((await run(2))[2], 'ÆØÅ 🎸', `${round}: json is parsed all the same`);
     t.same((await run(3))[3], Buffer.from(value), `${round}: bytea is parsed (its hex text decoded) all the same`);
     t.equal((await run(4))[4], null, `${round}: NULL stays null`);
+  }
+});
+
+// A body is a view of the socket read it came in (db/data-row.ts: no copy), held until the
+// response is written, while the same connection goes on reading other requests' answers: each
+// must still get exactly its own bytes, however the answers share and cut the reads.
+for (const pool of ['1', '2']) {
+  t.test(`concurrent reads on a pool of ${pool}: each gets exactly its own bytes`, async (t) => {
+    const s = await startTestServer(t, { fixtures: [FIXTURE], config: { 'db-schemas': 'public', 'db-anon-role': 'postgres', 'db-pool': pool } });
+    // 48 ranges of notes, of some 500 bytes to 100 KB each, no two alike.
+    const ranges = Array.from({ length: 48 }, (_, k) => [1 + ((k * 37) % 250), 1 + ((k * 37) % 250) + ((k * 53) % 120) + (k % 5)] as const);
+    const want = new Map<string, Buffer>();
+    for (const [a, b] of ranges) want.set(`${a}-${b}`, await jsonArray(s, `id BETWEEN ${a} AND ${b}`));
+    t.equal(new Set([...want.values()].map((b) => b.toString('base64'))).size, ranges.length, 'distinct bodies');
+    for (let round = 0; round < 3; round++) {
+      const got = await Promise.all(ranges.map(([a, b]) => s.request(`/notes?order=id&id=gte.${a}&id=lte.${b}&limit=300`)));
+      let same = 0;
+      got.forEach((r, k) => {
+        const [a, b] = ranges[k]!;
+        const w = want.get(`${a}-${b}`)!;
+        if (r.status === 200 && r.headers['content-length'] === String(w.length) && r.bytes.equals(w)) same++;
+        else sameBytes(t, r, w, `round ${round}, notes ${a} to ${b}`);
+      });
+      t.equal(same, ranges.length, `round ${round}: every response its own bytes`);
+    }
+  });
+}
+
+/** The bodies of the HTTP/1.1 responses in `raw` (each with a Content-Length), in order. */
+function responseBodies(raw: Buffer): Array<{ status: number; body: Buffer }> {
+  const out: Array<{ status: number; body: Buffer }> = [];
+  let at = 0;
+  while (at < raw.length) {
+    const end = raw.indexOf('\r\n\r\n', at);
+    if (end < 0) break;
+    const head = raw.subarray(at, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
+    out.push({ status: Number(head.split(' ')[1]), body: raw.subarray(end + 4, end + 4 + length) });
+    at = end + 4 + length;
+  }
+  return out;
+}
+
+// A body held long after its answer was parsed: its client reads nothing while a large response
+// ahead of it on the same connection (HTTP/1.1 pipelining) fills the socket, so the body waits in
+// the response, as the view of the parser's buffer it is, while the pool's one connection goes on
+// parsing other requests' answers, pipelined with it and cut between reads. pg-protocol's own
+// mergeBuffer could move a cut message over it then.
+t.test('a body held by a client that does not read yet: still its own bytes after many other reads', async (t) => {
+  const BIG = `CREATE TABLE public.big (id int PRIMARY KEY, body text NOT NULL);
+    INSERT INTO public.big VALUES (1, repeat('${UNIT}', 300000));`; // some 6 MB
+  const s = await startTestServer(t, { fixtures: [FIXTURE, BIG], config: { 'db-schemas': 'public', 'db-anon-role': 'postgres', 'db-pool': '1' } });
+  const [bigRow] = await queryOnce(s.db.uri, `SELECT json_agg(b)::text AS b FROM public.big AS b`);
+  const big = Buffer.from(bigRow!['b'] as string, 'utf-8');
+  const ranges = Array.from({ length: 24 }, (_, k) => [1 + ((k * 37) % 250), 1 + ((k * 37) % 250) + ((k * 53) % 120) + (k % 5)] as const);
+  const want = new Map<string, Buffer>();
+  for (const [a, b] of ranges) want.set(`${a}-${b}`, await jsonArray(s, `id BETWEEN ${a} AND ${b}`));
+  const held = await jsonArray(s, 'id BETWEEN 1 AND 200');
+  const { hostname, port } = new URL(s.url);
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const sock = net.connect(Number(port), hostname);
+    await new Promise((r) => sock.once('connect', r));
+    sock.pause();
+    // Others' reads meanwhile, on the same database connection: the held body's answer comes amid
+    // theirs (its requests are sent while the first round is in flight).
+    const others = (async () => {
+      for (let round = 0; round < 3; round++) {
+        const got = await Promise.all(ranges.map(([a, b]) => s.request(`/notes?order=id&id=gte.${a}&id=lte.${b}&limit=300`)));
+        got.forEach((r, k) => {
+          const w = want.get(`${ranges[k]![0]}-${ranges[k]![1]}`)!;
+          if (!(r.status === 200 && r.bytes.equals(w))) sameBytes(t, r, w, `attempt ${attempt}, round ${round}, request ${k}`);
+        });
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 2 * attempt));
+    sock.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /notes?order=id&id=gte.1&id=lte.200&limit=300 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    await others;
+    const chunks: Buffer[] = [];
+    sock.on('data', (b: Buffer) => chunks.push(b));
+    sock.resume();
+    await new Promise((r) => sock.once('end', r));
+    const [first, second] = responseBodies(Buffer.concat(chunks));
+    t.equal(first?.status, 200, `attempt ${attempt}: the large body's status`);
+    t.ok(first?.body.equals(big), `attempt ${attempt}: the large body's bytes`);
+    t.equal(second?.status, 200, `attempt ${attempt}: the held body's status`);
+    t.ok(second?.body.equals(held), `attempt ${attempt}: the held body, still its own bytes`);
   }
 });
