@@ -9,11 +9,15 @@
 // is recorded as parsed only when the whole batch succeeded (an error could have hit its Parse),
 // and a name not yet recorded is sent with a Close first (Close of an unknown name is no error).
 import pg from 'pg';
+import { installDataRowParser, type DataRow } from './data-row.js';
 import { startBatch, takeBatch, writeBind, writeCloseStatement, writeDescribePortal, writeExecute, writeParse, writeSync } from './wire.js';
 
 interface TypeParsers {
   getTypeParser(oid: number, format: string): (text: string) => unknown;
 }
+
+// DataRow messages decoded lazily, so a statement's rawColumn is never decoded (db/data-row.ts).
+installDataRowParser();
 
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
@@ -31,18 +35,27 @@ class ArrayResult {
   /** One per column, from its RowDescription (none after NoData), or from an earlier run's (`described`). */
   parsers: ReadonlyArray<(text: string) => unknown> = [];
 
-  constructor(private readonly types: TypeParsers) {}
+  constructor(
+    private readonly types: TypeParsers,
+    /** The column kept as its bytes when its parser is the identity (BatchStatement.rawColumn), or -1. */
+    private readonly rawColumn: number,
+  ) {}
 
   addFields(fields: ReadonlyArray<{ dataTypeID: number; format?: string }>): void {
     this.parsers = fields.map((f) => this.types.getTypeParser(f.dataTypeID, f.format || 'text'));
   }
 
-  addRow(raw: ReadonlyArray<string | null>, length: number): void {
-    this.bytes += length;
-    const row = new Array<unknown>(raw.length);
-    for (let i = 0; i < raw.length; i++) {
-      const v = raw[i];
-      row[i] = v === null || v === undefined ? null : this.parsers[i]!(v);
+  addRow(msg: DataRow | { readonly fields: ReadonlyArray<string | null>; readonly length: number }): void {
+    this.bytes += msg.length;
+    // Decided by the column's parser, known from its RowDescription or from an earlier run's
+    // (`described`): raw only when the text would be kept as it is (text, varchar, xml, …: pg's
+    // parser for a type it does not parse, as for OID 0), never for json, bytea, numbers.
+    const raw = this.rawColumn >= 0 && this.parsers[this.rawColumn] === this.types.getTypeParser(0, 'text') ? this.rawColumn : -1;
+    const values: ReadonlyArray<string | Buffer | null> = raw >= 0 && 'row' in msg ? msg.row(raw) : msg.fields;
+    const row = new Array<unknown>(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      row[i] = v === null || v === undefined ? null : i === raw ? v : this.parsers[i]!(v as string);
     }
     this.rows.push(row);
   }
@@ -90,6 +103,12 @@ export interface BatchStatement {
   readonly name?: string;
   /** Its rows are not wanted (the context settings): they are not parsed. */
   readonly discard?: boolean;
+  /**
+   * This column (0-based) of its rows comes as a Buffer of the bytes PostgreSQL sent, never decoded
+   * to a string, when its type's parser is the identity (text and the like); else it is parsed as
+   * the others. For a body handed to the HTTP response as it is (http/read.ts).
+   */
+  readonly rawColumn?: number;
 }
 
 export interface BatchResult {
@@ -138,7 +157,7 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
   ) {
     // A plain string: pg copies a config object on every query, which a batch does not need.
     super(statements[0]?.text ?? '');
-    this.results = statements.map((st) => (st.discard ? null : new ArrayResult(types)));
+    this.results = statements.map((st) => (st.discard ? null : new ArrayResult(types, st.rawColumn ?? -1)));
     this.done = done;
     (this as unknown as { callback: unknown }).callback = () => undefined; // pg checks a callback exists
   }
@@ -189,8 +208,8 @@ class BatchQuery extends (pg.Query as unknown as new (config: object | string) =
     this.results[this.current]?.addFields(msg.fields);
   }
 
-  handleDataRow(msg: { fields: ReadonlyArray<string | null>; length: number }): void {
-    this.results[this.current]?.addRow(msg.fields, msg.length);
+  handleDataRow(msg: DataRow): void {
+    this.results[this.current]?.addRow(msg);
   }
 
   handleCommandComplete(msg: { text?: string }): void {

@@ -74,8 +74,10 @@ export function statementName(text: string): string {
 }
 
 /** A statement as sent: named (parsed once per connection) when prepared statements are on. */
-export const asBatch = (st: Statement, prepared: boolean): BatchStatement =>
-  prepared ? { text: st.text, values: st.values, name: st.name ?? statementName(st.text) } : { text: st.text, values: st.values };
+export const asBatch = (st: Statement & Pick<BatchStatement, 'rawColumn'>, prepared: boolean): BatchStatement =>
+  prepared
+    ? { text: st.text, values: st.values, name: st.name ?? statementName(st.text), rawColumn: st.rawColumn }
+    : { text: st.text, values: st.values, rawColumn: st.rawColumn };
 
 /**
  * What goes before a request's main statements (buffered or cursor, db/stream-tx.ts): its context

@@ -19,6 +19,7 @@ import type { ApiRequest } from '../request/api-request.js';
 import { parseUrlEncoded } from '../request/urlencoded.js';
 import { canonicalLocation } from '../response/headers.js';
 import { negotiateMedia, type Negotiated } from '../response/negotiate.js';
+import { sentAsBuilt } from '../response/read-body.js';
 import { compile, type Sql, type Statement } from '../sql/fragment.js';
 import { mediaBodySql, type MediaBody } from '../sql/media.js';
 import { buildPlannedCountStatement, buildReadStatement } from '../sql/read.js';
@@ -43,20 +44,35 @@ export interface PreparedRead {
   readonly main: Sql;
   /** Streamed through a cursor in this format (http/stream.ts), or null: buffered. */
   readonly format: StreamFormat | null;
-  /** Buffered: the main statement, and the planned count's when asked for. */
-  readonly statements: ReadonlyArray<Statement>;
+  /**
+   * Buffered: the main statement, and the planned count's when asked for. The main one's body
+   * column comes as its bytes (rawColumn) when the body is sent as SQL built it.
+   */
+  readonly statements: ReadonlyArray<ReadStatement>;
   /** Streamed: the cursor's statement. */
   readonly streamStatement: Statement | null;
   /**
    * Streamed: the buffered statement limited to server-stream-threshold + 1 rows, run first (as a
    * buffered read: one round trip, pipelined) unless the shape recently overflowed (http/stream-memo.ts).
    */
-  readonly probeStatement: Statement | null;
+  readonly probeStatement: ReadStatement | null;
   /** Content-Location, or null when too long for a header. */
   readonly location: string | null;
   readonly warning: string | null;
   /** The same object for every read of the shape (http/stream-memo.ts remembers shapes by it). */
   readonly shape: object;
+}
+
+/** A statement run buffered (db/batch.ts): `rawColumn`, the body's column taken as its bytes. */
+export type ReadStatement = Statement & { readonly rawColumn?: number };
+
+/** The envelope's body column (sql/read.ts: total_count, page_count, body, …). */
+const BODY_COLUMN = 2;
+
+/** The statement of a template with this read's values, its body column taken raw as the first read's was. */
+function filled(t: StatementTemplate, values: ReadonlyArray<string>, rawColumn: number | undefined): ReadStatement {
+  const s = fill(t, values);
+  return rawColumn === undefined ? s : { text: s.text, values: s.values, name: s.name!, rawColumn };
 }
 
 /** Longer Content-Location values are left out: most clients refuse response headers over 16 KiB. */
@@ -152,9 +168,9 @@ function templatedRead(req: ApiRequest, relation: string, cache: SchemaCache, cf
     const location = locationOf(relation, req.search);
     return ok({
       ...hit.first,
-      statements: hit.statements.map((t) => fill(t, values)),
+      statements: hit.statements.map((t, i) => filled(t, values, hit.first.statements[i]!.rawColumn)),
       streamStatement: hit.stream === null ? null : fill(hit.stream, values),
-      probeStatement: hit.probe === null ? null : fill(hit.probe, values),
+      probeStatement: hit.probe === null ? null : filled(hit.probe, values, hit.first.probeStatement!.rawColumn),
       location: location.length <= MAX_CONTENT_LOCATION ? location : null,
     });
   }
@@ -227,9 +243,12 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
         { media: media.value.media, headersOnly, count, readOnly: true, txEnd: txEnd(cfg, req.preferences), plan: plan.value, relation: findRelation(cache, req.schema, relation) ?? null },
         cfg,
       );
-  const statements: Statement[] = [];
+  // The body as SQL built it (no shaping in http/read.ts): taken as the bytes PostgreSQL sent.
+  const rawColumn = mediaBody !== undefined || format !== null || sentAsBuilt(media.value.media) ? BODY_COLUMN : undefined;
+  const raw = (st: Statement): ReadStatement => (rawColumn === undefined ? st : { ...st, rawColumn });
+  const statements: ReadStatement[] = [];
   if (format === null && !media.value.plan) {
-    statements.push(compile(main));
+    statements.push(raw(compile(main)));
     if (count === 'planned' || count === 'estimated') statements.push(compile(buildPlannedCountStatement(plan.value)));
   }
   const location = canonicalLocation(relation, parseUrlEncoded(req.search) ?? []);
@@ -241,7 +260,7 @@ function makeRead(req: ApiRequest, relation: string, cache: SchemaCache, cfg: Ap
     format,
     statements,
     streamStatement: format === null ? null : compile(buildReadStreamStatement(plan.value, format)),
-    probeStatement: format === null ? null : compile(buildReadStatement(limitedTo(plan.value, cfg.serverStreamThreshold + 1), readOptions)),
+    probeStatement: format === null ? null : raw(compile(buildReadStatement(limitedTo(plan.value, cfg.serverStreamThreshold + 1), readOptions))),
     location: location.length <= MAX_CONTENT_LOCATION ? location : null,
     warning: legacyTargetWarning(plan.value.legacyTargets),
     shape: {},

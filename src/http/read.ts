@@ -81,8 +81,9 @@ export async function runRead(req: ApiRequest, relation: string, who: AuthResult
     headers['Content-Range'] = contentRangeValue;
     status = range.status;
     // A handler's or raw body (CSV, NDJSON too) is sent as SQL built it (no row: empty); the
-    // built-ins are shaped here.
-    body = mediaBody !== undefined || format !== null ? ok(result.body ?? '') : readBodyFor(media.media, (result.body as string | null) ?? '[]', pageCount!);
+    // built-ins are shaped here. A body sent as built comes as the bytes PostgreSQL sent (a
+    // Buffer: http/read-prep.ts's rawColumn), handed to the response undecoded.
+    body = mediaBody !== undefined || format !== null ? ok(result.body ?? '') : readBodyFor(media.media, result.body ?? '[]', pageCount!);
     if (!body.ok) return body;
   } else body = ok('');
   headers['Content-Type'] = media.contentType;

@@ -165,9 +165,11 @@ const DEFAULT_VARY = { Vary: 'Accept, Prefer, Range' } as const;
 // 50 rows, by callgrind). Equal strings have equal lengths, whichever request asks. A large body is
 // not kept (an idle server would hold it), nor does its second scan weigh much beside its writing.
 const KEPT_BODY_LENGTH = 64 * 1024;
-let lastBody: string | Buffer = '';
+let lastBody = '';
 let lastBodyBytes = 0;
 function bodyBytes(body: string | Buffer): number {
+  // A Buffer (a read's body as PostgreSQL sent it: http/read-prep.ts) knows its length.
+  if (typeof body !== 'string') return body.length;
   if (body === lastBody) return lastBodyBytes;
   const bytes = Buffer.byteLength(body);
   if (body.length <= KEPT_BODY_LENGTH) {

@@ -1,4 +1,5 @@
 // Shapes the JSON array text that PostgreSQL built into the negotiated representation. Pure.
+import type { Buffer } from 'node:buffer';
 import { errors } from '../errors/catalog.js';
 import { err, ok, type Result } from '../errors/types.js';
 import type { ReadMedia } from './negotiate.js';
@@ -26,7 +27,21 @@ function unwrapSingle(arrayText: string): string {
   return trimmed.slice(1, -1).trim();
 }
 
-export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: number): Result<string> {
+/**
+ * The body is the text SQL built, sent as it is (not shaped here): it may come as the bytes
+ * PostgreSQL sent (db/batch.ts's rawColumn), never decoded.
+ */
+export const sentAsBuilt = (media: ReadMedia): boolean => media !== 'object' && media !== 'object-stripped' && media !== 'array-stripped';
+
+/** The body of `media` from the JSON array text SQL built (or its UTF-8 bytes: then sent as they are when sentAsBuilt). */
+export function readBodyFor(media: ReadMedia, arrayText: string, pageCount: number): Result<string>;
+export function readBodyFor(media: ReadMedia, arrayText: string | Buffer, pageCount: number): Result<string | Buffer>;
+export function readBodyFor(media: ReadMedia, built: string | Buffer, pageCount: number): Result<string | Buffer> {
+  if (typeof built !== 'string') return sentAsBuilt(media) ? ok(built) : shaped(media, built.toString('utf-8'), pageCount);
+  return shaped(media, built, pageCount);
+}
+
+function shaped(media: ReadMedia, arrayText: string, pageCount: number): Result<string> {
   switch (media) {
     case 'json':
       return ok(arrayText);
