@@ -123,22 +123,37 @@ t.test('runBatch: rawColumn gives the column as its bytes when its type is kept 
 // A body is a view of the socket read it came in (db/data-row.ts: no copy), held until the
 // response is written, while the same connection goes on reading other requests' answers: each
 // must still get exactly its own bytes, however the answers share and cut the reads.
+interface NoteRange {
+  readonly from: number;
+  readonly to: number;
+  readonly path: string;
+  /** The body it must get. */
+  readonly want: Buffer;
+}
+
+/** `n` ranges of notes, of some 500 bytes to 100 KB each, no two alike, with the body each must get. */
+async function noteRanges(s: TestServer, n: number): Promise<NoteRange[]> {
+  const out: NoteRange[] = [];
+  for (let k = 0; k < n; k++) {
+    const from = 1 + ((k * 37) % 250);
+    const to = from + ((k * 53) % 120) + (k % 5);
+    out.push({ from, to, path: `/notes?order=id&id=gte.${from}&id=lte.${to}&limit=300`, want: await jsonArray(s, `id BETWEEN ${from} AND ${to}`) });
+  }
+  return out;
+}
+
 for (const pool of ['1', '2']) {
   t.test(`concurrent reads on a pool of ${pool}: each gets exactly its own bytes`, async (t) => {
     const s = await startTestServer(t, { fixtures: [FIXTURE], config: { 'db-schemas': 'public', 'db-anon-role': 'postgres', 'db-pool': pool } });
-    // 48 ranges of notes, of some 500 bytes to 100 KB each, no two alike.
-    const ranges = Array.from({ length: 48 }, (_, k) => [1 + ((k * 37) % 250), 1 + ((k * 37) % 250) + ((k * 53) % 120) + (k % 5)] as const);
-    const want = new Map<string, Buffer>();
-    for (const [a, b] of ranges) want.set(`${a}-${b}`, await jsonArray(s, `id BETWEEN ${a} AND ${b}`));
-    t.equal(new Set([...want.values()].map((b) => b.toString('base64'))).size, ranges.length, 'distinct bodies');
+    const ranges = await noteRanges(s, 48);
+    t.equal(new Set(ranges.map((r) => r.want.toString('base64'))).size, ranges.length, 'distinct bodies');
     for (let round = 0; round < 3; round++) {
-      const got = await Promise.all(ranges.map(([a, b]) => s.request(`/notes?order=id&id=gte.${a}&id=lte.${b}&limit=300`)));
+      const got = await Promise.all(ranges.map((q) => s.request(q.path)));
       let same = 0;
       got.forEach((r, k) => {
-        const [a, b] = ranges[k]!;
-        const w = want.get(`${a}-${b}`)!;
-        if (r.status === 200 && r.headers['content-length'] === String(w.length) && r.bytes.equals(w)) same++;
-        else sameBytes(t, r, w, `round ${round}, notes ${a} to ${b}`);
+        const { from, to, want } = ranges[k]!;
+        if (r.status === 200 && r.headers['content-length'] === String(want.length) && r.bytes.equals(want)) same++;
+        else sameBytes(t, r, want, `round ${round}, notes ${from} to ${to}`);
       });
       t.equal(same, ranges.length, `round ${round}: every response its own bytes`);
     }
@@ -171,9 +186,7 @@ t.test('a body held by a client that does not read yet: still its own bytes afte
   const s = await startTestServer(t, { fixtures: [FIXTURE, BIG], config: { 'db-schemas': 'public', 'db-anon-role': 'postgres', 'db-pool': '1' } });
   const [bigRow] = await queryOnce(s.db.uri, `SELECT json_agg(b)::text AS b FROM public.big AS b`);
   const big = Buffer.from(bigRow!['b'] as string, 'utf-8');
-  const ranges = Array.from({ length: 24 }, (_, k) => [1 + ((k * 37) % 250), 1 + ((k * 37) % 250) + ((k * 53) % 120) + (k % 5)] as const);
-  const want = new Map<string, Buffer>();
-  for (const [a, b] of ranges) want.set(`${a}-${b}`, await jsonArray(s, `id BETWEEN ${a} AND ${b}`));
+  const ranges = await noteRanges(s, 24);
   const held = await jsonArray(s, 'id BETWEEN 1 AND 200');
   const { hostname, port } = new URL(s.url);
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -184,10 +197,10 @@ t.test('a body held by a client that does not read yet: still its own bytes afte
     // theirs (its requests are sent while the first round is in flight).
     const others = (async () => {
       for (let round = 0; round < 3; round++) {
-        const got = await Promise.all(ranges.map(([a, b]) => s.request(`/notes?order=id&id=gte.${a}&id=lte.${b}&limit=300`)));
+        const got = await Promise.all(ranges.map((q) => s.request(q.path)));
         got.forEach((r, k) => {
-          const w = want.get(`${ranges[k]![0]}-${ranges[k]![1]}`)!;
-          if (!(r.status === 200 && r.bytes.equals(w))) sameBytes(t, r, w, `attempt ${attempt}, round ${round}, request ${k}`);
+          const { want } = ranges[k]!;
+          if (!(r.status === 200 && r.bytes.equals(want))) sameBytes(t, r, want, `attempt ${attempt}, round ${round}, request ${k}`);
         });
       }
     })();
