@@ -52,6 +52,53 @@ const stop = async () => {
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => stop().then(() => process.exit(130)));
 
+// CI keeps only the end of this output: the failed tests, with their subtest path and the first
+// lines of tap's diagnostics, are printed again just above the closing line.
+const failures = {
+  path: [],
+  found: [],
+  open: null,
+  see(line) {
+    const indent = line.length - line.trimStart().length;
+    const depth = indent / 4;
+    const subtest = /^\s*# Subtest: (.*)$/.exec(line);
+    if (subtest) {
+      this.path.length = depth;
+      this.path[depth] = subtest[1];
+      this.open = null;
+      return;
+    }
+    const notOk = /^\s*not ok \d+ - (.*?)(?: # time=.*)?$/.exec(line);
+    if (notOk) {
+      // A failed subtest repeats its children's failures; report the innermost ones only.
+      const where = [...this.path.slice(0, depth), notOk[1]].join(' > ');
+      if (this.found.some((f) => f.where.startsWith(where + ' > '))) return;
+      this.open = { where, diag: [] };
+      this.found.push(this.open);
+      return;
+    }
+    if (!this.open) return;
+    if (/^\s*(ok|not ok) \d+|^\s*1\.\.\d+/.test(line) || /^\s*\.\.\.$/.test(line)) {
+      this.open = null;
+      return;
+    }
+    // Keep where it failed and the diff; tap's stack, source and column details are noise here.
+    const key = /^\s*(\w+):/.exec(line)?.[1];
+    if (key && line.length - line.trimStart().length === indent && this.open.keyIndent === undefined) this.open.keyIndent = indent;
+    if (key && indent === this.open.keyIndent) this.open.skipping = ['stack', 'source', 'compare'].includes(key);
+    if (this.open.skipping || line.trim() === '---' || /^(typeName|columnNumber|generated):/.test(line.trim()) || line.trim() === '') return;
+    if (this.open.diag.length < 14) this.open.diag.push(line.trim().slice(0, 200));
+  },
+  print() {
+    if (this.found.length === 0) return;
+    console.log(`# ${this.found.length} failed test(s):`);
+    for (const f of this.found.slice(0, 20)) {
+      console.log(`# not ok: ${f.where}`);
+      for (const d of f.diag) console.log(`#     ${d}`);
+    }
+  },
+};
+
 let summary = null;
 const code = await new Promise((resolve) => {
   const tap = spawn(process.execPath, ['node_modules/tap/dist/esm/run.mjs', '-R', 'tap', '--jobs=2', ...files], {
@@ -59,9 +106,14 @@ const code = await new Promise((resolve) => {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let tail = '';
+  let partial = '';
   tap.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
+    const text = chunk.toString();
+    tail = (tail + text).slice(-4000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop();
+    for (const line of lines) failures.see(line);
   });
   tap.on('close', (c) => {
     const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(tail);
@@ -70,6 +122,7 @@ const code = await new Promise((resolve) => {
   });
 });
 await stop();
+failures.print();
 if (!summary) summary = { pass: 0, fail: 1 };
 if (code !== 0 && summary.fail === 0) summary.fail = 1;
 console.log(`${summary.pass} passed, ${summary.fail} failed`);
