@@ -42,6 +42,8 @@
 //                          W1O and W2O, also only when named: W1 and W2 on a fresh dbrest with
 //                          metrics and JSON access logs off vs one with both on (an admin server,
 //                          log-format=json, log-level=info), issue 29's overhead, in alternating rounds
+//   BENCH_OBSERVE_CONTROL=1  W1O and W2O's side b is off too: the A/A control, what the method
+//                          measures between two fresh dbrests configured alike
 //   BENCH_CONTENT_PAGES    generated pages of the content API cases P1–P5 (default 100000)
 //   BENCH_KEEP_LOGS=1      print the servers' output tails at the end
 //   BENCH_DBREST_BIN       script started as `node <script> serve` (default bin/dbrest.js)
@@ -393,6 +395,12 @@ interface RunFigures extends GenResult {
   readonly poolerCpuUs: number | null;
   /** Context switches of PostgreSQL's backends per request: how often they slept and woke. */
   readonly pgSwitches: number | null;
+  /**
+   * This bench process's own CPU µs per request during the round: mostly reading the server's
+   * output pipe (a JSON line per request with log-format=json, as a log shipper would). It takes
+   * the same 2 cores as the server and PostgreSQL, so it shows in req/s but not in their CPU.
+   */
+  readonly benchCpuUs: number;
   readonly reqPerSec: number;
 }
 
@@ -419,6 +427,7 @@ interface LoadFigures {
   readonly pgCpuUs: number | null;
   readonly poolerCpuUs: number | null;
   readonly pgSwitches: number | null;
+  readonly benchCpuUs: number | null;
 }
 
 interface Side {
@@ -513,6 +522,7 @@ async function measureRound(port: number, c: LoadCase, seconds: number): Promise
   const pooler0 = pooler ? cpuTicks(pooler) : 0;
   const pg0 = postgresTicks();
   const switches0 = postgresSwitches();
+  const own0 = process.cpuUsage();
   const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
   const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
@@ -520,6 +530,7 @@ async function measureRound(port: number, c: LoadCase, seconds: number): Promise
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
     poolerCpuUs: pooler ? perRequest(cpuTicks(pooler) - pooler0) : null,
     pgSwitches: postmasterPid !== null && r.requests > 0 ? round((postgresSwitches() - switches0) / r.requests, 2) : null,
+    benchCpuUs: ((own) => (r.requests > 0 ? round((own.user + own.system) / r.requests, 1) : 0))(process.cpuUsage(own0)),
     seconds: round(r.seconds, 2),
     requests: r.requests,
     reqPerSec: r.seconds > 0 ? round(r.requests / r.seconds, 0) : 0,
@@ -556,6 +567,7 @@ function combine(rounds: RunFigures[]): LoadFigures {
     pgCpuUs: medianOrNull(rounds.map((r) => r.pgCpuUs)),
     poolerCpuUs: medianOrNull(rounds.map((r) => r.poolerCpuUs)),
     pgSwitches: ((m) => (m === null ? null : round(m, 2)))(medianOrNull(rounds.map((r) => r.pgSwitches))),
+    benchCpuUs: medianOrNull(rounds.map((r) => r.benchCpuUs)),
   };
 }
 
@@ -642,7 +654,7 @@ function describeSide(s: Side): string {
     ? ` (rounds: ${f.rounds.map((r) => fmt(r.reqPerSec)).join(' / ')} req/s, p99 ${f.rounds.map((r) => r.p99Ms).join(' / ')} ms)`
     : '';
   const pooler = f.poolerCpuUs !== null ? ` (+ pgbouncer ${f.poolerCpuUs} µs)` : '';
-  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs${pooler}` : '';
+  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs${pooler} (bench process ${f.benchCpuUs ?? '?'} µs)` : '';
   return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${cpu}${each}`;
 }
 
@@ -713,7 +725,7 @@ function observePairCases(): PairCase[] {
   const load = new Map(loadCases().map((c) => [c.id, c]));
   return ['W1', 'W2'].map((id) => {
     const c = load.get(id)!;
-    return { id: `${id}O`, title: `${c.title}: metrics and JSON logs off vs on`, a: { ...c, id: `${id}Oa`, title: 'off' }, b: { ...c, id: `${id}Ob`, title: 'metrics + JSON access log' } };
+    return { id: `${id}O`, title: `${c.title}: metrics and JSON logs off vs on`, a: { ...c, id: `${id}Oa`, title: 'off' }, b: { ...c, id: `${id}Ob`, title: process.env.BENCH_OBSERVE_CONTROL === '1' ? 'off (control)' : 'metrics + JSON access log' } };
   });
 }
 
@@ -1404,10 +1416,19 @@ async function runOnTwoServers(what: string, servers: readonly [PairServer, Pair
 
 /** Two fresh dbrests side by side, observing off and on, whatever BENCH_OBSERVE says. */
 async function runObservePairs(cases: PairCase[], dbrestEnv: Record<string, string>): Promise<PairResult[]> {
-  log('starting two dbrests: one without metrics and JSON logs, one with both…');
   const { DBREST_ADMIN_SERVER_PORT: _admin, DBREST_LOG_FORMAT: _format, ...plain } = dbrestEnv;
+  const off = { ...plain, DBREST_LOG_LEVEL: 'error' };
+  if (process.env.BENCH_OBSERVE_CONTROL === '1') {
+    // The A/A control: what two fresh dbrests configured alike measure against each other.
+    log('starting two dbrests, both without metrics and JSON logs (BENCH_OBSERVE_CONTROL=1: side b is off too)…');
+    return runOnTwoServers('observe', [
+      { name: 'dbrest-observe-off', env: off },
+      { name: 'dbrest-observe-off-2', env: off },
+    ], cases);
+  }
+  log('starting two dbrests: one without metrics and JSON logs, one with both…');
   return runOnTwoServers('observe', [
-    { name: 'dbrest-observe-off', env: { ...plain, DBREST_LOG_LEVEL: 'error' } },
+    { name: 'dbrest-observe-off', env: off },
     { name: 'dbrest-observe-on', env: { ...plain, DBREST_ADMIN_SERVER_PORT: String(await freePort()), DBREST_LOG_FORMAT: 'json', DBREST_LOG_LEVEL: 'info' } },
   ], cases);
 }
