@@ -654,7 +654,7 @@ function describeSide(s: Side): string {
     ? ` (rounds: ${f.rounds.map((r) => fmt(r.reqPerSec)).join(' / ')} req/s, p99 ${f.rounds.map((r) => r.p99Ms).join(' / ')} ms)`
     : '';
   const pooler = f.poolerCpuUs !== null ? ` (+ pgbouncer ${f.poolerCpuUs} µs)` : '';
-  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs${pooler} (bench process ${f.benchCpuUs ?? '?'} µs)` : '';
+  const cpu = f.serverCpuUs !== null ? `, CPU/req: server ${f.serverCpuUs} µs + postgres ${f.pgCpuUs ?? '?'} µs${pooler} (bench process ${f.benchCpuUs === null ? '?' : round(f.benchCpuUs, 1)} µs)` : '';
   return `${fmt(f.reqPerSec)} req/s, p99 ${f.p99Ms} ms${cpu}${each}`;
 }
 
