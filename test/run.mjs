@@ -3,6 +3,7 @@
 // DBREST_TEST_DB_URI names a server), run every tap test file against it, stop it, and print the
 // closing line `N passed, M failed` that CI reads. Arguments are passed to tap (e.g. a file list).
 import { spawn, spawnSync } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,7 +85,7 @@ const failures = {
     }
     // Keep where it failed and the diff; tap's stack, source and column details are noise here.
     const key = /^\s*(\w+):/.exec(line)?.[1];
-    if (key && line.length - line.trimStart().length === indent && this.open.keyIndent === undefined) this.open.keyIndent = indent;
+    if (key && this.open.keyIndent === undefined) this.open.keyIndent = indent; // the diagnostics' top level
     if (key && indent === this.open.keyIndent) this.open.skipping = ['stack', 'source', 'compare'].includes(key);
     if (this.open.skipping || line.trim() === '---' || /^(typeName|columnNumber|generated):/.test(line.trim()) || line.trim() === '') return;
     if (this.open.diag.length < 14) this.open.diag.push(line.trim().slice(0, 200));
@@ -107,9 +108,10 @@ const code = await new Promise((resolve) => {
   });
   let tail = '';
   let partial = '';
+  const utf8 = new StringDecoder('utf8'); // a chunk may end inside a character
   tap.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
-    const text = chunk.toString();
+    const text = utf8.write(chunk);
     tail = (tail + text).slice(-4000);
     const lines = (partial + text).split('\n');
     partial = lines.pop();

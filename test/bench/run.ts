@@ -524,13 +524,15 @@ async function measureRound(port: number, c: LoadCase, seconds: number): Promise
   const switches0 = postgresSwitches();
   const own0 = process.cpuUsage();
   const r = await runGenerator(generator.name, { port, connections: c.connections ?? cfg.connections, seconds, requests: c.requests });
+  // Before the /proc reads below, which are the bench's bookkeeping, not the load's.
+  const own = process.cpuUsage(own0);
   const perRequest = (ticks: number) => (r.requests > 0 ? round((ticks / TICKS_PER_SECOND / r.requests) * 1e6, 0) : null);
   return {
     serverCpuUs: pid ? perRequest(treeTicks(pid) - server0) : null,
     pgCpuUs: postmasterPid !== null ? perRequest(postgresTicks() - pg0) : null,
     poolerCpuUs: pooler ? perRequest(cpuTicks(pooler) - pooler0) : null,
     pgSwitches: postmasterPid !== null && r.requests > 0 ? round((postgresSwitches() - switches0) / r.requests, 2) : null,
-    benchCpuUs: ((own) => (r.requests > 0 ? round((own.user + own.system) / r.requests, 1) : 0))(process.cpuUsage(own0)),
+    benchCpuUs: r.requests > 0 ? round((own.user + own.system) / r.requests, 1) : 0,
     seconds: round(r.seconds, 2),
     requests: r.requests,
     reqPerSec: r.seconds > 0 ? round(r.requests / r.seconds, 0) : 0,
