@@ -98,6 +98,8 @@ const cfg = {
     .map((s) => s.trim().toUpperCase())
     .filter(Boolean),
   keepLogs: process.env.BENCH_KEEP_LOGS === '1',
+  // W1O/W2O's A/A control: side b off too.
+  observeControl: process.env.BENCH_OBSERVE_CONTROL === '1',
   // Users run PostgreSQL durable; only an explicit BENCH_FSYNC=off measures without the WAL flush.
   durable: (process.env.BENCH_FSYNC ?? 'on').toLowerCase() !== 'off',
   dbrestBin: path.resolve(root, process.env.BENCH_DBREST_BIN || path.join('bin', 'dbrest.js')),
@@ -727,7 +729,7 @@ function observePairCases(): PairCase[] {
   const load = new Map(loadCases().map((c) => [c.id, c]));
   return ['W1', 'W2'].map((id) => {
     const c = load.get(id)!;
-    return { id: `${id}O`, title: `${c.title}: metrics and JSON logs off vs on`, a: { ...c, id: `${id}Oa`, title: 'off' }, b: { ...c, id: `${id}Ob`, title: process.env.BENCH_OBSERVE_CONTROL === '1' ? 'off (control)' : 'metrics + JSON access log' } };
+    return { id: `${id}O`, title: `${c.title}: metrics and JSON logs off vs on`, a: { ...c, id: `${id}Oa`, title: 'off' }, b: { ...c, id: `${id}Ob`, title: cfg.observeControl ? 'off (control)' : 'metrics + JSON access log' } };
   });
 }
 
@@ -1420,7 +1422,7 @@ async function runOnTwoServers(what: string, servers: readonly [PairServer, Pair
 async function runObservePairs(cases: PairCase[], dbrestEnv: Record<string, string>): Promise<PairResult[]> {
   const { DBREST_ADMIN_SERVER_PORT: _admin, DBREST_LOG_FORMAT: _format, ...plain } = dbrestEnv;
   const off = { ...plain, DBREST_LOG_LEVEL: 'error' };
-  if (process.env.BENCH_OBSERVE_CONTROL === '1') {
+  if (cfg.observeControl) {
     // The A/A control: what two fresh dbrests configured alike measure against each other.
     log('starting two dbrests, both without metrics and JSON logs (BENCH_OBSERVE_CONTROL=1: side b is off too)…');
     return runOnTwoServers('observe', [
